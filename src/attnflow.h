@@ -1,0 +1,355 @@
+/* attnflow.h -- public interface of libattnflow.
+ *
+ * Tokens x_j = r_j theta_j in R^d moved by self-attention, under the six
+ * normalization schemes of Karagodin, Ge, Polyanskiy, Rigollet,
+ * "Normalization in Attention Dynamics" (arXiv:2510.22026), spec S0:
+ *
+ *     d theta_j/dt = P_{theta_j} A_j / s_j(t),     d r_j/dt = rho_j(t),
+ *
+ * with A_j the attention output (spec M2), P the tangent projection (M3),
+ * s_j the scheme's speed factor and rho_j its radial rate.  The library
+ * simulates; it knows nothing of theorems (those live in theory/).
+ *
+ * Conventions (design.md): prefix af_, outputs first, then inputs, then the
+ * context; every function that can fail returns an af_status; nothing in
+ * the library prints or exits.
+ */
+#ifndef ATTNFLOW_H
+#define ATTNFLOW_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ */
+/* Errors: one list generates the enum and the messages (X-macro).    */
+/* ------------------------------------------------------------------ */
+
+#define AF_STATUS_LIST(X)                                                      \
+  X(AF_OK, "success")                                                          \
+  X(AF_EINVAL, "invalid argument")                                             \
+  X(AF_ENOMEM, "out of memory")                                                \
+  X(AF_ENONFINITE, "non-finite value (NaN or infinity)")                       \
+  X(AF_EZERONORM, "token of norm zero has no direction")                       \
+  X(AF_EZEROATTN, "attention vector of norm zero: Peri-LN and nGPT are singular here") \
+  X(AF_EDIM, "dimension mismatch")                                             \
+  X(AF_EPARSE, "malformed input")                                              \
+  X(AF_EIO, "input/output error")                                              \
+  X(AF_EMAXSTEPS, "integrator exceeded the maximum number of steps")           \
+  X(AF_ENOPROGRESS, "integrator step size underflow: no progress")             \
+  X(AF_EGSL, "integrator failure")                                             \
+  X(AF_EOVERFLOW, "overflow in exp: beta too large for unnormalized attention")
+
+typedef enum {
+#define AF_X_ENUM(code, msg) code,
+  AF_STATUS_LIST(AF_X_ENUM)
+#undef AF_X_ENUM
+  AF_STATUS_COUNT
+} af_status;
+
+/* Human-readable message of a status code (never NULL). */
+const char *af_strerror(int status);
+/* Symbolic name of a status code ("AF_EINVAL"), never NULL. */
+const char *af_status_name(int status);
+
+/* Version string of the library, e.g. "0.1.0". */
+const char *af_version(void);
+/* Commit the library was built from ("unknown" outside a checkout). */
+const char *af_commit(void);
+
+/* ------------------------------------------------------------------ */
+/* Schemes (spec S0-S7) as rows of one table.                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+  AF_POST_LN = 0, /* S1: s = 1,            dr/dt = 0             */
+  AF_PRE_LN,      /* S2: s = r,            dr/dt = <theta, A>    */
+  AF_MIX_LN,      /* S3: Post-LN for t <= tau, Pre-LN after      */
+  AF_PERI_LN,     /* S4: s = r |A|,        dr/dt = <theta,A>/|A| */
+  AF_NGPT,        /* S5: s = |A| / alpha,  dr/dt = 0             */
+  AF_LN_SCALING,  /* S6: s = sqrt(t + 1),  dr/dt = 0             */
+  AF_SCHEME_COUNT
+} af_scheme_id;
+
+/* Attention variants (spec M2, M5). */
+typedef enum {
+  AF_ATTN_SOFTMAX = 0, /* w_jk = exp(beta <Q th_j, K th_k>) / Z_j            */
+  AF_ATTN_USA,         /* unnormalized: w_jk = exp(beta <th_j, th_k>) / n     */
+  AF_ATTN_CAUSAL,      /* softmax restricted to k <= j                        */
+  AF_ATTN_COUNT
+} af_attn_kind;
+
+/* Per-token rates of a scheme at one instant.
+ * Inputs: t, the token's radius r, c = <theta, A>, a = |A|, alpha(t).
+ * Outputs: speed factor s > 0 and radial rate rho. */
+typedef void (*af_rates_fn)(double *s, double *rho, double t, double r,
+                            double c, double a, double alpha, double tau);
+
+typedef struct {
+  af_scheme_id id;
+  const char *name;        /* command-line name: "post-ln", ...           */
+  const char *title;       /* "Post-LN", ...                              */
+  int needs_anorm;         /* divides by |A_j| (Peri-LN, nGPT)            */
+  int moves_radius;        /* dr/dt may be non-zero                        */
+  af_rates_fn rates;       /* speed factor and radial rate                 */
+  const char *speed_text;  /* s_j(t) as printed in the spec table          */
+  const char *radial_text; /* dr_j/dt as printed in the spec table         */
+} af_scheme;
+
+/* Row of the table for a scheme id (NULL if out of range). */
+const af_scheme *af_scheme_get(af_scheme_id id);
+/* Look a scheme up by command-line name; AF_EINVAL if unknown. */
+int af_scheme_lookup(af_scheme_id *id, const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Weights Q, K, V.                                                     */
+/* ------------------------------------------------------------------ */
+
+/* A list of L weight sets; set l acts on t in [l*layer_dt, (l+1)*layer_dt)
+ * (the last one on [ (L-1)*layer_dt, infinity)).  Each matrix is d x d,
+ * row-major; a NULL matrix means the identity. */
+typedef struct {
+  size_t d;
+  size_t layers;    /* L >= 1 */
+  double layer_dt;  /* time one set is in force (the layer step h)   */
+  double **Q, **K, **V; /* arrays of L pointers (entries may be NULL) */
+  unsigned long seed;   /* seed used by af_weights_kaiming, else 0    */
+  int kaiming;          /* 1 if drawn by af_weights_kaiming            */
+} af_weights;
+
+/* L identity sets (all matrices NULL).  Free with af_weights_free. */
+af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt);
+void af_weights_free(af_weights *w);
+/* Fill every set with independent Kaiming-normal matrices: entries
+ * N(0, 1/d) (fan-in d, gain 1), from a seeded mt19937 stream. */
+int af_weights_kaiming(af_weights *w, unsigned long seed);
+/* Read one Q,K,V set from a text file: 3d rows of d numbers (Q, then K,
+ * then V), '#' comments allowed.  *line receives the line of an error. */
+int af_weights_read(af_weights **w, const char *path, size_t d, size_t *line);
+
+/* ------------------------------------------------------------------ */
+/* The model: everything that defines the vector field.                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  size_t n, d;         /* tokens, dimension (>= 1)                       */
+  double beta;         /* inverse temperature, finite, >= 0              */
+  af_scheme_id scheme; /* S1..S6                                         */
+  af_attn_kind attn;   /* softmax, USA or causal                         */
+  double alpha;        /* nGPT step alpha(t) = alpha * (1+t)^(-alpha_decay) */
+  double alpha_decay;  /* >= 0; > 1 violates int alpha = infinity       */
+  double tau;          /* Mix-LN switch time (>= 0)                      */
+  const af_weights *w; /* NULL: Q = K = V = I                            */
+  unsigned fault;      /* AF_FAULT_* bits: deliberate model errors that
+                          show the verification claims have power; 0 in
+                          every normal run                              */
+} af_model;
+
+/* Deliberate faults (attnflow verify --inject-fault): each perturbs one
+ * part of the model by a documented, smooth amount.
+ *   SPEED:     s_j multiplied by (1 + 0.05 t)
+ *   RADIAL:    dr_j/dt multiplied by 1.1 (and the layer maps' radius
+ *              update scaled the same way)
+ *   ATTENTION: scores use beta (1 + 0.05) instead of beta */
+#define AF_FAULT_SPEED 1u
+#define AF_FAULT_RADIAL 2u
+#define AF_FAULT_ATTENTION 4u
+
+/* Defaults: post-ln, softmax, beta = 1, alpha = 1, decay 0, tau = 1. */
+void af_model_init(af_model *m, size_t n, size_t d, double beta,
+                   af_scheme_id scheme);
+/* Check every field; AF_EINVAL / AF_ENONFINITE / AF_EDIM with no side
+ * effect.  Called by every entry point that takes a model. */
+int af_model_validate(const af_model *m);
+/* alpha(t) of nGPT. */
+double af_model_alpha(const af_model *m, double t);
+/* 1 if the alpha schedule violates int_0^inf alpha = infinity. */
+int af_model_alpha_integrable(const af_model *m);
+
+/* ------------------------------------------------------------------ */
+/* State layout and the vector field.                                   */
+/* ------------------------------------------------------------------ */
+
+/* The state is one array y of af_state_size(n, d) = n*d + n doubles:
+ * y[j*d .. j*d+d-1] = theta_j (row-major n x d), y[n*d + j] = r_j.
+ * The field is extended off the sphere as a function of theta/|theta|
+ * only, and its theta part is orthogonal to theta, so |theta_j| is a
+ * first integral: the integrators never renormalize, and the deviation
+ * from 1 (observable "drift") measures their error on that invariant. */
+size_t af_state_size(size_t n, size_t d);
+
+/* Kernels for the attention products. */
+typedef enum {
+  AF_KERNEL_BLAS = 0, /* level-3 BLAS products, one exp per pair if symmetric */
+  AF_KERNEL_DIRECT,   /* plain loops; tangent part from differences
+                         theta_k - theta_j (accurate when tokens cluster)   */
+  AF_KERNEL_COUNT
+} af_kernel;
+
+typedef struct af_work af_work; /* scratch for n, d; opaque */
+
+af_work *af_work_alloc(size_t n, size_t d);
+void af_work_free(af_work *w);
+/* Kernel used by af_rhs and friends (default AF_KERNEL_BLAS). */
+int af_work_set_kernel(af_work *w, af_kernel k);
+af_kernel af_work_kernel(const af_work *w);
+/* Number of right-hand-side evaluations since allocation. */
+unsigned long af_work_nevals(const af_work *w);
+
+/* Attention outputs at time t for the directions of y:
+ * A (n x d, may be NULL), c[j] = <th_j, A_j>, a[j] = |A_j|, and
+ * pt (n x d, may be NULL) = P_{th_j} A_j.  The arrays c, a may be NULL.
+ * Errors: AF_EZERONORM (a token of norm zero), AF_ENONFINITE,
+ * AF_EOVERFLOW (USA at huge beta). */
+int af_attention(double *A, double *pt, double *c, double *a, double t,
+                 const double *y, const af_model *m, af_work *w);
+
+/* The vector field: dy = f(t, y).  Error AF_EZEROATTN if a scheme that
+ * divides by |A_j| meets |A_j| indistinguishable from 0 (|A_j| within the
+ * rounding error bound n * eps * sum_k w_jk |V th_k| of its computation). */
+int af_rhs(double *dy, double t, const double *y, const af_model *m,
+           af_work *w);
+
+/* Speed factors s[j] and radial rates rho[j] at (t, y) (any may be NULL). */
+int af_speeds(double *s, double *rho, double t, const double *y,
+              const af_model *m, af_work *w);
+
+/* One layer of the discrete map S7 with step h from time t = l*h:
+ * y_out may equal y_in. */
+int af_layer_step(double *y_out, const double *y_in, size_t layer, double h,
+                  const af_model *m, af_work *w);
+
+/* ------------------------------------------------------------------ */
+/* Initial conditions.                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Fill y from a specification string:
+ *   "uniform"      theta uniform on S^{d-1}, r = r0 (default 1)
+ *   "gaussian"     x standard Gaussian, r = |x| (r0 ignored unless given)
+ *   "orthonormal"  theta_j = e_j (needs d >= n), r = r0
+ *   "cap:DELTA"    all pairwise cosines >= 1 - DELTA, 0 <= DELTA <= 2
+ *   "hemisphere"   uniform on the half sphere {x_1 > 0}
+ *   "file:PATH"    CSV, one row per token: theta = row/|row|, r = |row|
+ * r0: radius for sphere starts (NaN: 1; for gaussian NaN keeps norms, a
+ * value sets every radius).  Errors carry the offending line in *line
+ * (0 if not a file error). */
+int af_init_state(double *y, size_t *line, const char *spec, size_t n,
+                  size_t d, double r0, unsigned long seed);
+
+/* Read a CSV token file into y (n rows of d numbers). */
+int af_init_read_file(double *y, size_t *line, const char *path, size_t n,
+                      size_t d);
+
+/* ------------------------------------------------------------------ */
+/* Observables.                                                         */
+/* ------------------------------------------------------------------ */
+
+#define AF_OBS_LIST(X)                                                         \
+  X(t)                                                                         \
+  X(cos_mean)                                                                  \
+  X(cos_min)                                                                   \
+  X(cos_max)                                                                   \
+  X(r_mean)                                                                    \
+  X(r_min)                                                                     \
+  X(r_max)                                                                     \
+  X(var)                                                                       \
+  X(energy)                                                                    \
+  X(clusters)                                                                  \
+  X(speed_mean)                                                                \
+  X(drift)                                                                     \
+  X(gap_mean)                                                                  \
+  X(gap_max)
+
+typedef enum {
+#define AF_X_OBS(name) AF_OBS_##name,
+  AF_OBS_LIST(AF_X_OBS)
+#undef AF_X_OBS
+  AF_OBS_COUNT
+} af_obs_id;
+
+/* The first AF_OBS_DEFAULT_COUNT observables are the default columns. */
+#define AF_OBS_DEFAULT_COUNT (AF_OBS_drift + 1)
+
+const char *af_obs_name(af_obs_id id);
+int af_obs_lookup(af_obs_id *id, const char *name);
+
+/* gap_mean / gap_max: mean and max over i<j of |th_i - th_j|^2 / 2, which
+ * equals 1 - <th_i, th_j> but keeps its relative accuracy as tokens
+ * merge (spec 6.8).  All cosine observables use th = theta/|theta|. */
+int af_observe(double *obs, double t, const double *y, double cluster_cos,
+               const af_model *m, af_work *w);
+
+/* ------------------------------------------------------------------ */
+/* Integration.                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum {
+  AF_METHOD_RK8PD = 0,
+  AF_METHOD_RKF45,
+  AF_METHOD_RK4,
+  AF_METHOD_RKCK,
+  AF_METHOD_MSADAMS,
+  AF_METHOD_LAYERS, /* the discrete maps S7, step h */
+  AF_METHOD_COUNT
+} af_method;
+
+const char *af_method_name(af_method m);
+int af_method_lookup(af_method *m, const char *name);
+/* Classical order of the method (layers: 1). */
+int af_method_order(af_method m);
+/* 1 if the method takes fixed steps of --h (rk4, layers). */
+int af_method_fixed(af_method m);
+
+typedef struct {
+  af_method method;
+  double rtol, atol;   /* adaptive methods: error <= atol + rtol |y|       */
+  double h;            /* fixed-step methods: step (<= h, equal steps
+                          per interval); adaptive: initial step, 0 = auto */
+  unsigned long max_steps; /* per output interval; 0 = 10^7              */
+  int fixed;           /* 1: one-step GSL methods (rk8pd, rkf45, rkck)
+                          take fixed steps of h too, for order studies;
+                          rk4 and layers are always fixed               */
+} af_integ_opts;
+
+void af_integ_opts_init(af_integ_opts *o); /* rk8pd, 1e-10, 1e-12, h 0.01 */
+
+typedef struct {
+  unsigned long steps;    /* accepted steps (layers: layers applied) */
+  unsigned long nevals;   /* right-hand-side evaluations              */
+  double t_reached;       /* last time reached                        */
+} af_integ_stats;
+
+/* Called at each output time with the state there; a non-zero return
+ * stops the run and is passed back by af_integrate. */
+typedef int (*af_output_fn)(double t, const double *y, void *ctx);
+
+/* Integrate y from times[0] to times[k] for each k in order (times must be
+ * non-decreasing, finite, >= 0), calling out(times[k], y, ctx) at each.
+ * Breakpoints of the field (Mix-LN's tau, weight-set boundaries) are hit
+ * exactly and the integrator restarted there.  For AF_METHOD_LAYERS the
+ * output times must be multiples of h (within 1e-9 relative) and the map
+ * of layer l = round(t/h) is applied.
+ * On failure y holds the state at stats->t_reached and the status says
+ * why (AF_EMAXSTEPS, AF_ENOPROGRESS, a right-hand-side error, ...). */
+int af_integrate(double *y, const double *times, size_t ntimes,
+                 const af_model *m, const af_integ_opts *o, af_work *w,
+                 af_output_fn out, void *ctx, af_integ_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Small utilities.                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Write a file atomically: the callback writes into a temporary file in
+ * the same directory, which is renamed over path only if the callback
+ * returns AF_OK and every write and the close succeeded; otherwise the
+ * temporary file is removed and path is untouched. path "-" = stdout. */
+typedef int (*af_writer_fn)(FILE *f, void *ctx);
+int af_write_atomic(const char *path, af_writer_fn writer, void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATTNFLOW_H */

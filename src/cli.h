@@ -1,0 +1,87 @@
+/* cli.h -- the attnflow command: subcommands and the helpers they share.
+ *
+ * Only this layer prints and sets exit statuses (design.md).  Each
+ * subcommand is a function af_cli_<name>(argc, argv) called with argv[0]
+ * = the subcommand name and returning the process exit status; main.c
+ * dispatches through one table, so a new subcommand is one prototype
+ * here and one row there.
+ *
+ * Exit statuses: 0 success, 1 run-time failure (integration failure, zero
+ * attention, unreadable/unwritable or malformed file), 2 usage error (bad
+ * option, bad value, unknown name, inconsistent arguments).  Every error
+ * is one line on stderr, "attnflow: <message>".
+ */
+#ifndef AF_CLI_H
+#define AF_CLI_H
+
+#include <stddef.h>
+
+#include "attnflow.h"
+
+enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
+
+/* ------------------------------------------------------------ commands */
+
+/* attnflow run: integrate one case and print observables (cli_run.c). */
+int af_cli_run(int argc, char **argv);
+/* attnflow schemes: the scheme table (main.c). */
+int af_cli_schemes(int argc, char **argv);
+/* attnflow verify: run the claims of proofs-numeric/ (to be added). */
+int af_cli_verify(int argc, char **argv);
+/* attnflow figure: data of the figures of docs/ (to be added). */
+int af_cli_figure(int argc, char **argv);
+
+/* ------------------------------------------------------------ messages */
+
+/* "attnflow: <message>\n" on stderr. */
+void af_cli_error(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+/* "attnflow: warning: <message>\n" on stderr. */
+void af_cli_warn(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Exit status for a library status: usage (2) for AF_EINVAL and AF_EDIM
+ * (the arguments were wrong), failure (1) for everything else. */
+int af_cli_exit_status(int status);
+
+/* ------------------------------------------------------------ options */
+
+/* One long option: "--name" alone (takes_value 0) or "--name VALUE" /
+ * "--name=VALUE" (takes_value 1).  Abbreviations are not accepted. */
+typedef struct {
+  const char *name; /* without the leading "--" */
+  int takes_value;
+} af_cli_opt;
+
+typedef struct {
+  int argc;
+  char **argv;
+  int next;             /* next argv index to read */
+  const char *command;  /* subcommand name, for messages */
+} af_cli_parser;
+
+void af_cli_parser_init(af_cli_parser *p, int argc, char **argv, int first,
+                        const char *command);
+/* Next option: its index in opts (a table ended by a NULL name) and its
+ * value (NULL for a flag).  Returns -1 at the end of argv and -2 after
+ * printing a usage error (unknown option, missing value, value given to
+ * a flag, stray argument). */
+int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value);
+
+/* Strict number parsing: the whole string must be consumed, no leading
+ * blanks, finite results only.  Each prints a usage error naming the
+ * option and returns 0 on failure, 1 on success. */
+int af_cli_double(double *v, const char *opt, const char *s);
+/* Decimal digits only (no sign), no overflow. */
+int af_cli_ulong(unsigned long *v, const char *opt, const char *s);
+int af_cli_size(size_t *v, const char *opt, const char *s);
+/* Comma-separated list of doubles; *v is malloc'ed (caller frees). */
+int af_cli_double_list(double **v, size_t *k, const char *opt, const char *s);
+
+#endif /* AF_CLI_H */

@@ -1,0 +1,783 @@
+/* cli_run.c -- `attnflow run`: integrate one case of the attention flow
+ * (spec S0-S7, M5) and write its observables at the requested times.
+ *
+ * Order of work, chosen so that no failure leaves a file behind:
+ *   1. parse and check every option (usage errors, exit 2);
+ *   2. build the model, weights and the initial state (file errors and
+ *      allocation failures, exit 1) -- nothing is open for writing yet;
+ *   3. af_write_atomic(--out) with a callback that, when --save-state is
+ *      given, nests af_write_atomic(--save-state); the innermost callback
+ *      runs the integration, collecting the rows in memory, and the rows
+ *      are written only once it has succeeded.  A failure anywhere makes
+ *      each callback return an error, so the temporary files are removed
+ *      and no output (not even a partial stdout) appears.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "cli.h"
+#include "output.h"
+
+/* ------------------------------------------------------------ options */
+
+enum {
+  O_HELP, O_SCHEME, O_N, O_D, O_BETA, O_INIT, O_SEED, O_R0, O_ALPHA,
+  O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
+  O_FORMAT, O_OUT, O_SAVE_STATE, O_ATTENTION, O_KERNEL, O_WEIGHTS,
+  O_CLUSTER_COS, O_OBSERVABLES, O_MAX_STEPS, O_COUNT
+};
+
+static const af_cli_opt af_run_opts[] = {
+    [O_HELP] = {"help", 0},
+    [O_SCHEME] = {"scheme", 1},
+    [O_N] = {"n", 1},
+    [O_D] = {"d", 1},
+    [O_BETA] = {"beta", 1},
+    [O_INIT] = {"init", 1},
+    [O_SEED] = {"seed", 1},
+    [O_R0] = {"r0", 1},
+    [O_ALPHA] = {"alpha", 1},
+    [O_ALPHA_DECAY] = {"alpha-decay", 1},
+    [O_TAU] = {"tau", 1},
+    [O_T_END] = {"t-end", 1},
+    [O_TIMES] = {"times", 1},
+    [O_METHOD] = {"method", 1},
+    [O_H] = {"h", 1},
+    [O_RTOL] = {"rtol", 1},
+    [O_ATOL] = {"atol", 1},
+    [O_FORMAT] = {"format", 1},
+    [O_OUT] = {"out", 1},
+    [O_SAVE_STATE] = {"save-state", 1},
+    [O_ATTENTION] = {"attention", 1},
+    [O_KERNEL] = {"kernel", 1},
+    [O_WEIGHTS] = {"weights", 1},
+    [O_CLUSTER_COS] = {"cluster-cos", 1},
+    [O_OBSERVABLES] = {"observables", 1},
+    [O_MAX_STEPS] = {"max-steps", 1},
+    [O_COUNT] = {NULL, 0},
+};
+
+static void af_run_help(void) {
+  printf(
+      "Usage: attnflow run --scheme S --n N --d D --beta B [OPTIONS]\n"
+      "\n"
+      "Integrate n tokens on S^{d-1} under a normalization scheme and write\n"
+      "observables at the requested times (CSV with '# ' provenance lines, or\n"
+      "JSON Lines).  Options take '--opt VALUE' or '--opt=VALUE'.\n"
+      "\n"
+      "Required:\n"
+      "  --scheme S      post-ln|pre-ln|mix-ln|peri-ln|ngpt|ln-scaling, or the\n"
+      "                  predecessor models sa|usa|causal (Post-LN with softmax,\n"
+      "                  unnormalized and causal attention)\n"
+      "  --n N           number of tokens (>= 1)\n"
+      "  --d D           dimension (>= 1)\n"
+      "  --beta B        inverse temperature (finite, >= 0)\n"
+      "\n"
+      "Initial condition:\n"
+      "  --init I        uniform|gaussian|orthonormal|cap:DELTA|hemisphere|file:PATH\n"
+      "                  (default uniform; orthonormal needs n <= d; file: CSV,\n"
+      "                  one row x_j per token, '#' comments)\n"
+      "  --seed S        seed of random starts and Kaiming weights (default 1)\n"
+      "  --r0 R          initial radius (> 0; default 1, gaussian: |x_j|)\n"
+      "\n"
+      "Model:\n"
+      "  --alpha A       nGPT step alpha (> 0, default 1)\n"
+      "  --alpha-decay P nGPT schedule alpha(t) = A (1+t)^-P (>= 0, default 0;\n"
+      "                  P > 1 is integrable: warning)\n"
+      "  --tau T         Mix-LN switch time (>= 0, default 1)\n"
+      "  --attention K   softmax|usa|causal (default softmax; sa/usa/causal fix it)\n"
+      "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
+      "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
+      "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V)\n"
+      "  --kernel K      blas|direct (default blas)\n"
+      "\n"
+      "Integration:\n"
+      "  --t-end T       final time (>= 0, default 10)\n"
+      "  --times LIST    output times t1,t2,... (>= 0, non-decreasing; default 0,T;\n"
+      "                  the start is always t = 0)\n"
+      "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers (default rk8pd)\n"
+      "  --h H           step of rk4 and layers, initial step otherwise (default 0.01)\n"
+      "  --rtol E        relative tolerance (> 0, default 1e-10)\n"
+      "  --atol E        absolute tolerance (> 0, default 1e-12)\n"
+      "  --max-steps N   step limit per output interval (>= 1, default 10^7)\n"
+      "\n"
+      "Output:\n"
+      "  --format F      csv|jsonl (default csv)\n"
+      "  --out PATH      output file, '-' for stdout (default -)\n"
+      "  --save-state P  write the final tokens x_j = r_j theta_j as CSV, readable\n"
+      "                  by --init file:P\n"
+      "  --observables L comma-separated columns (default: the first 12 below)\n"
+      "  --cluster-cos C cosine threshold of the clusters observable (default 0.9999)\n"
+      "\n"
+      "Observables:");
+  for (int i = 0; i < AF_OBS_COUNT; i++)
+    printf(" %s", af_obs_name((af_obs_id)i));
+  printf("\n\n"
+         "Exit status: 0 success, 1 run-time failure, 2 usage error.  Outputs\n"
+         "are written atomically: a failed run leaves no file.\n");
+}
+
+/* ------------------------------------------------------------ config */
+
+typedef enum { AF_FMT_CSV = 0, AF_FMT_JSONL } af_format;
+
+typedef struct {
+  /* As given. */
+  const char *arg[O_COUNT]; /* value of each option, NULL if absent */
+  /* Parsed. */
+  const char *scheme_name;
+  af_scheme_id scheme;
+  af_attn_kind attn;
+  size_t n, d;
+  double beta, r0, alpha, alpha_decay, tau, t_end, cluster_cos;
+  unsigned long seed;
+  double *times; /* requested output times */
+  size_t ntimes;
+  af_integ_opts integ;
+  af_kernel kernel;
+  af_format format;
+  const char *out, *save_state, *init, *weights;
+  af_obs_id obs[AF_OBS_COUNT]; /* selected columns */
+  const char *obs_names[AF_OBS_COUNT];
+  size_t nobs;
+} af_run_cfg;
+
+static const char *const af_attn_names[AF_ATTN_COUNT] = {"softmax", "usa",
+                                                          "causal"};
+static const char *const af_kernel_names[AF_KERNEL_COUNT] = {"blas",
+                                                              "direct"};
+
+/* Option value parsed as a double that must lie in [lo, hi] (open at lo
+ * if lo_open).  Prints the usage error. */
+static int af_run_range(double *v, int opt, const char *s, double lo,
+                        int lo_open, double hi) {
+  const char *name = af_run_opts[opt].name;
+  if (!af_cli_double(v, name, s)) return 0;
+  if ((lo_open ? !(*v > lo) : !(*v >= lo)) || !(*v <= hi)) {
+    if (hi == INFINITY)
+      af_cli_error("--%s must be %s %g (got %s)", name, lo_open ? ">" : ">=",
+                   lo, s);
+    else
+      af_cli_error("--%s must be in %s%g, %g] (got %s)", name,
+                   lo_open ? "(" : "[", lo, hi, s);
+    return 0;
+  }
+  return 1;
+}
+
+/* Check an --init spec without running it (usage errors). */
+static int af_run_check_init(const af_run_cfg *c) {
+  const char *s = c->init;
+  if (strcmp(s, "uniform") == 0 || strcmp(s, "gaussian") == 0 ||
+      strcmp(s, "hemisphere") == 0)
+    return 1;
+  if (strcmp(s, "orthonormal") == 0) {
+    if (c->n > c->d) {
+      af_cli_error("--init orthonormal needs n <= d (got n = %zu, d = %zu)",
+                   c->n, c->d);
+      return 0;
+    }
+    return 1;
+  }
+  if (strncmp(s, "cap:", 4) == 0) {
+    double delta;
+    if (!af_cli_double(&delta, "init cap", s + 4)) return 0;
+    if (!(delta >= 0 && delta <= 2)) {
+      af_cli_error("--init cap:DELTA needs 0 <= DELTA <= 2 (got %s)", s + 4);
+      return 0;
+    }
+    return 1;
+  }
+  if (strncmp(s, "file:", 5) == 0) {
+    if (s[5] == '\0') {
+      af_cli_error("--init file:PATH needs a path");
+      return 0;
+    }
+    return 1;
+  }
+  af_cli_error("--init: unknown initial condition '%s' (uniform, gaussian, "
+               "orthonormal, cap:DELTA, hemisphere, file:PATH)",
+               s);
+  return 0;
+}
+
+static int af_run_parse_observables(af_run_cfg *c, const char *s) {
+  c->nobs = 0;
+  const char *item = s;
+  for (;;) {
+    const char *comma = strchr(item, ',');
+    size_t len = comma ? (size_t)(comma - item) : strlen(item);
+    char name[64];
+    af_obs_id id;
+    if (len == 0 || len >= sizeof name) {
+      af_cli_error("--observables: bad name '%.*s' in '%s'", (int)len, item,
+                   s);
+      return 0;
+    }
+    memcpy(name, item, len);
+    name[len] = '\0';
+    if (af_obs_lookup(&id, name) != AF_OK) {
+      af_cli_error("--observables: unknown observable '%s'", name);
+      return 0;
+    }
+    for (size_t k = 0; k < c->nobs; k++)
+      if (c->obs[k] == id) {
+        af_cli_error("--observables: '%s' listed twice", name);
+        return 0;
+      }
+    c->obs[c->nobs++] = id;
+    if (!comma) break;
+    item = comma + 1;
+  }
+  return 1;
+}
+
+/* Parse argv into c.  Returns AF_EXIT_OK, AF_EXIT_USAGE, or -1 after
+ * printing the help. */
+static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
+  af_cli_parser p;
+  const char *val;
+  int o;
+  af_cli_parser_init(&p, argc, argv, 1, "run");
+  while ((o = af_cli_next(&p, af_run_opts, &val)) != -1) {
+    if (o == -2) return AF_EXIT_USAGE;
+    if (o == O_HELP) {
+      af_run_help();
+      return -1;
+    }
+    c->arg[o] = val; /* the last occurrence wins */
+  }
+  static const int required[] = {O_SCHEME, O_N, O_D, O_BETA};
+  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
+    if (c->arg[required[i]] == NULL) {
+      af_cli_error("run: missing required option --%s (try 'attnflow run "
+                   "--help')",
+                   af_run_opts[required[i]].name);
+      return AF_EXIT_USAGE;
+    }
+  const char *const *a = c->arg;
+
+  /* Scheme and attention. */
+  c->scheme_name = a[O_SCHEME];
+  int attn_fixed = 1;
+  c->attn = AF_ATTN_SOFTMAX;
+  if (strcmp(a[O_SCHEME], "sa") == 0) {
+    c->scheme = AF_POST_LN;
+  } else if (strcmp(a[O_SCHEME], "usa") == 0) {
+    c->scheme = AF_POST_LN;
+    c->attn = AF_ATTN_USA;
+  } else if (strcmp(a[O_SCHEME], "causal") == 0) {
+    c->scheme = AF_POST_LN;
+    c->attn = AF_ATTN_CAUSAL;
+  } else if (af_scheme_lookup(&c->scheme, a[O_SCHEME]) == AF_OK) {
+    attn_fixed = 0;
+  } else {
+    af_cli_error("--scheme: unknown scheme '%s' (see 'attnflow schemes'; "
+                 "also sa, usa, causal)",
+                 a[O_SCHEME]);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_ATTENTION] != NULL) {
+    int k;
+    for (k = 0; k < AF_ATTN_COUNT; k++)
+      if (strcmp(a[O_ATTENTION], af_attn_names[k]) == 0) break;
+    if (k == AF_ATTN_COUNT) {
+      af_cli_error("--attention: unknown attention '%s' (softmax, usa, "
+                   "causal)",
+                   a[O_ATTENTION]);
+      return AF_EXIT_USAGE;
+    }
+    if (attn_fixed && (af_attn_kind)k != c->attn) {
+      af_cli_error("--attention %s contradicts --scheme %s", a[O_ATTENTION],
+                   a[O_SCHEME]);
+      return AF_EXIT_USAGE;
+    }
+    c->attn = (af_attn_kind)k;
+  }
+
+  /* Sizes and model parameters. */
+  if (!af_cli_size(&c->n, "n", a[O_N]) || !af_cli_size(&c->d, "d", a[O_D]))
+    return AF_EXIT_USAGE;
+  if (c->n < 1) {
+    af_cli_error("--n must be at least 1 (got %s)", a[O_N]);
+    return AF_EXIT_USAGE;
+  }
+  if (c->d < 1) {
+    af_cli_error("--d must be at least 1 (got %s)", a[O_D]);
+    return AF_EXIT_USAGE;
+  }
+  if (!af_run_range(&c->beta, O_BETA, a[O_BETA], 0, 0, INFINITY))
+    return AF_EXIT_USAGE;
+  c->r0 = NAN; /* library default: 1, or the norms of a Gaussian start */
+  if (a[O_R0] && !af_run_range(&c->r0, O_R0, a[O_R0], 0, 1, INFINITY))
+    return AF_EXIT_USAGE;
+
+  af_model dm;
+  af_model_init(&dm, 1, 1, 1.0, AF_POST_LN);
+  c->alpha = dm.alpha;
+  c->alpha_decay = dm.alpha_decay;
+  c->tau = dm.tau;
+  if (a[O_ALPHA] && !af_run_range(&c->alpha, O_ALPHA, a[O_ALPHA], 0, 1,
+                                  INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_ALPHA_DECAY] && !af_run_range(&c->alpha_decay, O_ALPHA_DECAY,
+                                        a[O_ALPHA_DECAY], 0, 0, INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_TAU] && !af_run_range(&c->tau, O_TAU, a[O_TAU], 0, 0, INFINITY))
+    return AF_EXIT_USAGE;
+
+  c->seed = 1;
+  if (a[O_SEED] && !af_cli_ulong(&c->seed, "seed", a[O_SEED]))
+    return AF_EXIT_USAGE;
+
+  /* Times. */
+  c->t_end = 10;
+  if (a[O_T_END] && !af_run_range(&c->t_end, O_T_END, a[O_T_END], 0, 0,
+                                  INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_TIMES]) {
+    if (!af_cli_double_list(&c->times, &c->ntimes, "times", a[O_TIMES]))
+      return AF_EXIT_USAGE;
+    for (size_t k = 0; k < c->ntimes; k++) {
+      if (!(c->times[k] >= 0)) {
+        af_cli_error("--times: negative time %.17g", c->times[k]);
+        return AF_EXIT_USAGE;
+      }
+      if (k > 0 && c->times[k] < c->times[k - 1]) {
+        af_cli_error("--times must be non-decreasing (%.17g after %.17g)",
+                     c->times[k], c->times[k - 1]);
+        return AF_EXIT_USAGE;
+      }
+    }
+    double last = c->times[c->ntimes - 1];
+    if (a[O_T_END] && c->t_end != last) {
+      af_cli_error("--t-end %s disagrees with the last of --times (%.17g)",
+                   a[O_T_END], last);
+      return AF_EXIT_USAGE;
+    }
+    c->t_end = last;
+  } else {
+    c->times = malloc(2 * sizeof *c->times);
+    if (c->times == NULL) {
+      af_cli_error("%s", af_strerror(AF_ENOMEM));
+      return AF_EXIT_FAIL;
+    }
+    c->times[0] = 0;
+    c->times[1] = c->t_end;
+    c->ntimes = 2;
+  }
+
+  /* Integrator. */
+  af_integ_opts_init(&c->integ);
+  if (a[O_METHOD] && af_method_lookup(&c->integ.method, a[O_METHOD]) != AF_OK) {
+    af_cli_error("--method: unknown method '%s' (rk8pd, rkf45, rk4, rkck, "
+                 "msadams, layers)",
+                 a[O_METHOD]);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_H] && !af_run_range(&c->integ.h, O_H, a[O_H], 0, 1, INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_RTOL] && !af_run_range(&c->integ.rtol, O_RTOL, a[O_RTOL], 0, 1,
+                                 INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1,
+                                 INFINITY))
+    return AF_EXIT_USAGE;
+  if (a[O_MAX_STEPS]) {
+    if (!af_cli_ulong(&c->integ.max_steps, "max-steps", a[O_MAX_STEPS]))
+      return AF_EXIT_USAGE;
+    if (c->integ.max_steps < 1) {
+      af_cli_error("--max-steps must be at least 1");
+      return AF_EXIT_USAGE;
+    }
+  }
+
+  c->kernel = AF_KERNEL_BLAS;
+  if (a[O_KERNEL]) {
+    int k;
+    for (k = 0; k < AF_KERNEL_COUNT; k++)
+      if (strcmp(a[O_KERNEL], af_kernel_names[k]) == 0) break;
+    if (k == AF_KERNEL_COUNT) {
+      af_cli_error("--kernel: unknown kernel '%s' (blas, direct)",
+                   a[O_KERNEL]);
+      return AF_EXIT_USAGE;
+    }
+    c->kernel = (af_kernel)k;
+  }
+
+  /* Output. */
+  c->format = AF_FMT_CSV;
+  if (a[O_FORMAT]) {
+    if (strcmp(a[O_FORMAT], "csv") == 0) {
+      c->format = AF_FMT_CSV;
+    } else if (strcmp(a[O_FORMAT], "jsonl") == 0) {
+      c->format = AF_FMT_JSONL;
+    } else {
+      af_cli_error("--format: unknown format '%s' (csv, jsonl)", a[O_FORMAT]);
+      return AF_EXIT_USAGE;
+    }
+  }
+  c->out = a[O_OUT] ? a[O_OUT] : "-";
+  c->save_state = a[O_SAVE_STATE];
+  if (c->out[0] == '\0' || (c->save_state && c->save_state[0] == '\0')) {
+    af_cli_error("empty output path");
+    return AF_EXIT_USAGE;
+  }
+  if (c->save_state && strcmp(c->save_state, c->out) == 0) {
+    af_cli_error("--out and --save-state name the same file '%s'", c->out);
+    return AF_EXIT_USAGE;
+  }
+  c->cluster_cos = 0.9999;
+  if (a[O_CLUSTER_COS] && !af_run_range(&c->cluster_cos, O_CLUSTER_COS,
+                                        a[O_CLUSTER_COS], -1, 0, 1))
+    return AF_EXIT_USAGE;
+  if (a[O_OBSERVABLES]) {
+    if (!af_run_parse_observables(c, a[O_OBSERVABLES])) return AF_EXIT_USAGE;
+  } else {
+    c->nobs = AF_OBS_DEFAULT_COUNT;
+    for (size_t k = 0; k < c->nobs; k++) c->obs[k] = (af_obs_id)k;
+  }
+  for (size_t k = 0; k < c->nobs; k++) c->obs_names[k] = af_obs_name(c->obs[k]);
+
+  c->init = a[O_INIT] ? a[O_INIT] : "uniform";
+  if (!af_run_check_init(c)) return AF_EXIT_USAGE;
+  c->weights = a[O_WEIGHTS] ? a[O_WEIGHTS] : "identity";
+  if (c->weights[0] == '\0') {
+    af_cli_error("--weights: empty value (identity, kaiming or a path)");
+    return AF_EXIT_USAGE;
+  }
+  return AF_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ running */
+
+typedef struct {
+  const af_run_cfg *c;
+  const af_model *m;
+  af_work *w;
+  double *y;           /* state, size af_state_size(n, d) */
+  af_prov *prov;       /* parameters; the output adds run statistics */
+  double *itimes;      /* integration times: 0 prepended if needed */
+  size_t nitimes, skip; /* skip = 1 if itimes[0] = 0 was prepended */
+  double *rows;        /* ntimes x nobs */
+  size_t ncalls;       /* output callbacks so far */
+  double *obs;         /* AF_OBS_COUNT scratch */
+  af_integ_stats stats;
+  /* What failed, for the message. */
+  int run_status;      /* status of the integration (AF_OK if it ran) */
+  int ran;             /* the integration was attempted */
+  int save_entered;    /* the --save-state callback was called */
+  int out_entered;     /* the --out callback was called */
+  const char *fail_path; /* file that could not be written (NULL: --out) */
+  int fail_errno;      /* errno of a failed file creation, else 0 */
+} af_run_ctx;
+
+static int af_run_output(double t, const double *y, void *vctx) {
+  af_run_ctx *x = vctx;
+  size_t k = x->ncalls++;
+  if (k < x->skip) return AF_OK;
+  k -= x->skip;
+  if (k >= x->c->ntimes) return AF_EINVAL; /* more calls than times */
+  int rc = af_observe(x->obs, t, y, x->c->cluster_cos, x->m, x->w);
+  if (rc != AF_OK) return rc;
+  for (size_t i = 0; i < x->c->nobs; i++)
+    x->rows[k * x->c->nobs + i] = x->obs[x->c->obs[i]];
+  return AF_OK;
+}
+
+static int af_run_integrate(af_run_ctx *x) {
+  x->ran = 1;
+  x->ncalls = 0;
+  memset(&x->stats, 0, sizeof x->stats);
+  int rc = af_integrate(x->y, x->itimes, x->nitimes, x->m, &x->c->integ,
+                        x->w, af_run_output, x, &x->stats);
+  if (rc == AF_OK && x->ncalls != x->nitimes) rc = AF_EINVAL;
+  x->run_status = rc;
+  return rc;
+}
+
+/* Final tokens x_j = r_j theta_j / |theta_j| (|theta_j| = 1 up to the
+ * integrator's drift), one CSV row each, after the provenance. */
+static int af_run_write_state(void *vctx, FILE *f) {
+  af_run_ctx *x = vctx;
+  size_t n = x->c->n, d = x->c->d;
+  int rc = af_out_provenance_csv(f, x->prov);
+  if (rc == AF_OK && fprintf(f, "# state_t: %.17g\n", x->stats.t_reached) < 0)
+    rc = AF_EIO;
+  for (size_t j = 0; j < n && rc == AF_OK; j++) {
+    const double *th = x->y + j * d;
+    double r = x->y[n * d + j], nrm = 0;
+    for (size_t i = 0; i < d; i++) nrm += th[i] * th[i];
+    nrm = sqrt(nrm);
+    for (size_t i = 0; i < d && rc == AF_OK; i++)
+      if (fprintf(f, "%s%.17g", i ? "," : "", r * (th[i] / nrm)) < 0)
+        rc = AF_EIO;
+    if (rc == AF_OK && putc('\n', f) == EOF) rc = AF_EIO;
+  }
+  return rc;
+}
+
+static int af_run_save_cb(FILE *f, void *vctx) {
+  af_run_ctx *x = vctx;
+  x->save_entered = 1;
+  int rc = af_run_integrate(x);
+  if (rc != AF_OK) return rc;
+  return af_run_write_state(x, f);
+}
+
+static int af_run_out_cb(FILE *f, void *vctx) {
+  af_run_ctx *x = vctx;
+  const af_run_cfg *c = x->c;
+  int rc;
+  x->out_entered = 1;
+  if (c->save_state) {
+    errno = 0;
+    rc = af_write_atomic(c->save_state, af_run_save_cb, x);
+    if (rc != AF_OK && !(x->ran && x->run_status != AF_OK)) {
+      /* The run did not fail: the state file could not be written. */
+      x->fail_path = c->save_state;
+      x->fail_errno = x->save_entered ? 0 : errno;
+    }
+  } else {
+    rc = af_run_integrate(x);
+  }
+  if (rc != AF_OK) return rc;
+
+  /* The run succeeded: provenance with its statistics, then the rows. */
+  rc = af_prov_add_ulong(x->prov, "steps", x->stats.steps);
+  if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", x->stats.nevals);
+  if (c->format == AF_FMT_CSV) {
+    if (rc == AF_OK) rc = af_out_provenance_csv(f, x->prov);
+    if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, c->nobs);
+    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++)
+      rc = af_out_csv_row(f, x->rows + k * c->nobs, c->nobs);
+  } else {
+    if (rc == AF_OK) rc = af_out_provenance_jsonl(f, x->prov);
+    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++)
+      rc = af_out_jsonl_row(f, c->obs_names, x->rows + k * c->nobs, c->nobs);
+  }
+  return rc;
+}
+
+/* Provenance of the run: every parameter, defaults included. */
+static int af_run_provenance(af_prov *p, const af_run_cfg *c, int argc,
+                             char **argv) {
+  int rc = af_prov_add_head(p, argc + 1, argv - 1);
+  if (rc == AF_OK) rc = af_prov_add_str(p, "scheme", c->scheme_name);
+  if (rc == AF_OK) rc = af_prov_add_str(p, "attention", af_attn_names[c->attn]);
+  if (rc == AF_OK) rc = af_prov_add_ulong(p, "n", (unsigned long)c->n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(p, "d", (unsigned long)c->d);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "beta", c->beta);
+  if (rc == AF_OK) {
+    if (!isnan(c->r0))
+      rc = af_prov_add_double(p, "r0", c->r0);
+    else if (strcmp(c->init, "gaussian") == 0)
+      rc = af_prov_add_str(p, "r0", "norms");
+    else if (strncmp(c->init, "file:", 5) == 0)
+      rc = af_prov_add_str(p, "r0", "file");
+    else
+      rc = af_prov_add_double(p, "r0", 1.0);
+  }
+  if (rc == AF_OK) rc = af_prov_add_double(p, "alpha", c->alpha);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "alpha_decay", c->alpha_decay);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "tau", c->tau);
+  if (rc == AF_OK) rc = af_prov_add_str(p, "init", c->init);
+  if (rc == AF_OK) rc = af_prov_add_ulong(p, "seed", c->seed);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(p, "method", af_method_name(c->integ.method));
+  if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
+  if (rc == AF_OK) rc = af_prov_add_ulong(p, "max_steps", c->integ.max_steps);
+  if (rc == AF_OK) rc = af_prov_add_str(p, "kernel", af_kernel_names[c->kernel]);
+  if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "t_end", c->t_end);
+  if (rc == AF_OK) {
+    /* The list as %.17g numbers, comma-separated. */
+    size_t len = 1;
+    char *s, *q;
+    len += c->ntimes * 32;
+    s = malloc(len);
+    if (s == NULL) return AF_ENOMEM;
+    q = s;
+    *q = '\0';
+    for (size_t k = 0; k < c->ntimes; k++)
+      q += snprintf(q, len - (size_t)(q - s), "%s%.17g", k ? "," : "",
+                    c->times[k]);
+    rc = af_prov_add_str(p, "times", s);
+    free(s);
+  }
+  if (rc == AF_OK)
+    rc = af_prov_add_str(p, "save_state", c->save_state ? c->save_state : "");
+  return rc;
+}
+
+/* Message for a failed file read: "PATH:LINE: what" or "PATH: what". */
+static void af_run_file_error(const char *what, const char *path, size_t line,
+                              int rc, int err) {
+  if (line > 0)
+    af_cli_error("%s %s:%zu: %s", what, path, line, af_strerror(rc));
+  else if (rc == AF_EIO && err != 0)
+    af_cli_error("%s %s: %s (%s)", what, path, af_strerror(rc),
+                 strerror(err));
+  else
+    af_cli_error("%s %s: %s", what, path, af_strerror(rc));
+}
+
+int af_cli_run(int argc, char **argv) {
+  af_run_cfg c;
+  memset(&c, 0, sizeof c);
+  af_weights *wts = NULL;
+  af_work *work = NULL;
+  double *y = NULL, *rows = NULL, *itimes = NULL;
+  double obs[AF_OBS_COUNT];
+  af_prov prov;
+  af_prov_init(&prov);
+  int ex = af_run_parse(&c, argc, argv);
+  int rc;
+  if (ex == -1) {
+    ex = fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+    goto done;
+  }
+  if (ex != AF_EXIT_OK) goto done;
+
+  /* Weights. */
+  if (strcmp(c.weights, "kaiming") == 0) {
+    /* ceil(t_end/h) sets of time h each (at least one). */
+    double L = ceil(c.t_end / c.integ.h);
+    if (!(L <= (double)(SIZE_MAX / 4))) {
+      af_cli_error("--weights kaiming: t_end/h = %g layers is too many",
+                   c.t_end / c.integ.h);
+      ex = AF_EXIT_USAGE;
+      goto done;
+    }
+    wts = af_weights_alloc(c.d, L < 1 ? 1 : (size_t)L, c.integ.h);
+    rc = wts ? af_weights_kaiming(wts, c.seed) : AF_ENOMEM;
+    if (rc != AF_OK) {
+      af_cli_error("--weights kaiming: %s", af_strerror(rc));
+      ex = af_cli_exit_status(rc);
+      goto done;
+    }
+  } else if (strcmp(c.weights, "identity") != 0) {
+    size_t line = 0;
+    errno = 0;
+    rc = af_weights_read(&wts, c.weights, c.d, &line);
+    if (rc != AF_OK) {
+      af_run_file_error("--weights", c.weights, line, rc, errno);
+      ex = AF_EXIT_FAIL;
+      goto done;
+    }
+  }
+
+  /* Model. */
+  af_model m;
+  af_model_init(&m, c.n, c.d, c.beta, c.scheme);
+  m.attn = c.attn;
+  m.alpha = c.alpha;
+  m.alpha_decay = c.alpha_decay;
+  m.tau = c.tau;
+  m.w = wts;
+  rc = af_model_validate(&m);
+  if (rc != AF_OK) {
+    af_cli_error("invalid model: %s", af_strerror(rc));
+    ex = AF_EXIT_USAGE;
+    goto done;
+  }
+  if (c.scheme == AF_NGPT && af_model_alpha_integrable(&m))
+    af_cli_warn("alpha(t) = %g (1+t)^-%g is integrable: the nGPT clustering "
+                "results (T3.1, T4.1b, T4.3b) do not apply",
+                c.alpha, c.alpha_decay);
+
+  /* Scratch and initial state. */
+  work = af_work_alloc(c.n, c.d);
+  y = malloc(af_state_size(c.n, c.d) * sizeof *y);
+  rows = malloc((c.ntimes * c.nobs ? c.ntimes * c.nobs : 1) * sizeof *rows);
+  itimes = malloc((c.ntimes + 1) * sizeof *itimes);
+  if (work == NULL || y == NULL || rows == NULL || itimes == NULL) {
+    af_cli_error("%s", af_strerror(AF_ENOMEM));
+    ex = AF_EXIT_FAIL;
+    goto done;
+  }
+  rc = af_work_set_kernel(work, c.kernel);
+  if (rc != AF_OK) {
+    af_cli_error("--kernel %s: %s", af_kernel_names[c.kernel],
+                 af_strerror(rc));
+    ex = af_cli_exit_status(rc);
+    goto done;
+  }
+  {
+    size_t line = 0;
+    errno = 0;
+    rc = af_init_state(y, &line, c.init, c.n, c.d, c.r0, c.seed);
+    if (rc != AF_OK) {
+      if (strncmp(c.init, "file:", 5) == 0) {
+        af_run_file_error("--init", c.init + 5, line, rc, errno);
+        ex = AF_EXIT_FAIL; /* a malformed or unreadable file */
+      } else {
+        af_cli_error("--init %s: %s", c.init, af_strerror(rc));
+        ex = af_cli_exit_status(rc);
+      }
+      goto done;
+    }
+  }
+
+  /* Integration times: the start is t = 0. */
+  size_t skip = c.times[0] > 0 ? 1 : 0;
+  itimes[0] = 0;
+  memcpy(itimes + skip, c.times, c.ntimes * sizeof *itimes);
+
+  rc = af_run_provenance(&prov, &c, argc, argv);
+  if (rc != AF_OK) {
+    af_cli_error("%s", af_strerror(rc));
+    ex = AF_EXIT_FAIL;
+    goto done;
+  }
+
+  af_run_ctx x;
+  memset(&x, 0, sizeof x);
+  x.c = &c;
+  x.m = &m;
+  x.w = work;
+  x.y = y;
+  x.prov = &prov;
+  x.itimes = itimes;
+  x.nitimes = c.ntimes + skip;
+  x.skip = skip;
+  x.rows = rows;
+  x.obs = obs;
+  x.run_status = AF_OK;
+  errno = 0;
+  rc = af_write_atomic(c.out, af_run_out_cb, &x);
+  int err = x.out_entered ? x.fail_errno : errno;
+  if (rc == AF_OK) {
+    ex = AF_EXIT_OK;
+  } else if (x.ran && x.run_status != AF_OK) {
+    af_cli_error("run failed at t = %.17g: %s (%s)", x.stats.t_reached,
+                 af_strerror(x.run_status), af_status_name(x.run_status));
+    ex = af_cli_exit_status(x.run_status);
+  } else {
+    /* The run succeeded or never started: a file could not be written. */
+    const char *path = x.fail_path ? x.fail_path : c.out;
+    if (err != 0)
+      af_cli_error("cannot write '%s': %s (%s)", path, af_strerror(rc),
+                   strerror(err));
+    else
+      af_cli_error("cannot write '%s': %s", path, af_strerror(rc));
+    ex = AF_EXIT_FAIL;
+  }
+
+done:
+  af_prov_clear(&prov);
+  free(itimes);
+  free(rows);
+  free(y);
+  af_work_free(work);
+  af_weights_free(wts);
+  free(c.times);
+  return ex;
+}

@@ -1,0 +1,313 @@
+/* integrate.c -- time integration of the attention flow.
+ *
+ * Continuous methods use GSL's gsl_odeiv2 driver (Galassi et al., GSL
+ * Reference Manual, "Ordinary Differential Equations"): rk8pd
+ * (Prince-Dormand 8(9)), rkf45, rkck (Cash-Karp 4(5)), rk4 (classical,
+ * fixed step) and msadams (variable-order Adams, orders 1-12), with the
+ * standard control |err_i| <= atol + rtol |y_i|.  The discrete layer maps
+ * of spec S7 are the fixed-step method "layers".
+ *
+ * Directions are not renormalized between steps: the field's theta part
+ * is orthogonal to theta, so |theta_j| is a first integral and its
+ * deviation from 1 (observable "drift") measures the integrator's error on
+ * it; every observable uses theta/|theta|.  This keeps the state untouched
+ * by the driver, which matters for the multistep msadams.
+ *
+ * Breakpoints of a piecewise field (Mix-LN's tau, the boundaries of
+ * per-layer weight sets) are hit exactly and the driver is reset there, so
+ * no step straddles a jump (spec S0: a straddling step loses the order).
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+
+#include "internal.h"
+
+static const struct {
+  const char *name;
+  int order;
+  int fixed;
+} af_methods[AF_METHOD_COUNT] = {
+  {"rk8pd", 8, 0}, {"rkf45", 4, 0}, {"rk4", 4, 1},
+  {"rkck", 4, 0},  {"msadams", 0, 0}, {"layers", 1, 1},
+};
+
+const char *af_method_name(af_method m)
+{
+  if ((int) m < 0 || m >= AF_METHOD_COUNT)
+    return NULL;
+  return af_methods[m].name;
+}
+
+int af_method_lookup(af_method *m, const char *name)
+{
+  if (name == NULL)
+    return AF_EINVAL;
+  for (int k = 0; k < AF_METHOD_COUNT; k++)
+    if (strcmp(af_methods[k].name, name) == 0) {
+      *m = (af_method) k;
+      return AF_OK;
+    }
+  return AF_EINVAL;
+}
+
+/* GSL advances rkf45 and rkck with their 4th-order solutions and rk8pd
+ * with its 8th-order one; msadams varies its order (reported as 0). */
+int af_method_order(af_method m)
+{
+  if ((int) m < 0 || m >= AF_METHOD_COUNT)
+    return 0;
+  return af_methods[m].order;
+}
+
+int af_method_fixed(af_method m)
+{
+  if ((int) m < 0 || m >= AF_METHOD_COUNT)
+    return 0;
+  return af_methods[m].fixed;
+}
+
+void af_integ_opts_init(af_integ_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->method = AF_METHOD_RK8PD;
+  o->rtol = 1e-10;
+  o->atol = 1e-12;
+  o->h = 0.01;
+  o->max_steps = 0;
+  o->fixed = 0;
+}
+
+static const gsl_odeiv2_step_type *gsl_type(af_method m)
+{
+  switch (m) {
+  case AF_METHOD_RK8PD: return gsl_odeiv2_step_rk8pd;
+  case AF_METHOD_RKF45: return gsl_odeiv2_step_rkf45;
+  case AF_METHOD_RK4: return gsl_odeiv2_step_rk4;
+  case AF_METHOD_RKCK: return gsl_odeiv2_step_rkck;
+  case AF_METHOD_MSADAMS: return gsl_odeiv2_step_msadams;
+  default: return NULL;
+  }
+}
+
+typedef struct {
+  const af_model *m;
+  af_work *w;
+  int status; /* af_status of the last failing right-hand side */
+} gsl_ctx;
+
+static int gsl_field(double t, const double y[], double dydt[], void *params)
+{
+  gsl_ctx *c = params;
+  int rc = af_rhs(dydt, t, y, c->m, c->w);
+  if (rc != AF_OK) {
+    c->status = rc;
+    return GSL_EBADFUNC; /* aborts the step; t and y are restored */
+  }
+  return GSL_SUCCESS;
+}
+
+/* First breakpoint of the field in (t0, t1) -- Mix-LN's tau, or a
+ * boundary between weight sets -- or t1 if there is none. */
+static double next_breakpoint(const af_model *m, double t0, double t1)
+{
+  double next = t1;
+  if (m->scheme == AF_MIX_LN && m->tau > t0 && m->tau < next)
+    next = m->tau;
+  const af_weights *wt = m->w;
+  if (wt != NULL && wt->layers > 1) {
+    double l = floor(t0 / wt->layer_dt) + 1;
+    while (l * wt->layer_dt <= t0)
+      l++;
+    if (l < (double) wt->layers && l * wt->layer_dt < next)
+      next = l * wt->layer_dt;
+  }
+  return next;
+}
+
+/* Identifies the piece of the field around time tm (a piece's midpoint):
+ * the weight set in force and Mix-LN's side of tau. */
+static double piece_key(const af_model *m, double tm)
+{
+  double key = 0;
+  if (m->w != NULL && m->w->layers > 1)
+    key = fmin(floor(tm / m->w->layer_dt), (double) (m->w->layers - 1));
+  return 2 * key + (m->scheme == AF_MIX_LN && tm > m->tau);
+}
+
+static int map_gsl_status(int gs, const gsl_ctx *c)
+{
+  switch (gs) {
+  case GSL_SUCCESS: return AF_OK;
+  case GSL_EBADFUNC: return c->status != AF_OK ? c->status : AF_EGSL;
+  case GSL_EMAXITER: return AF_EMAXSTEPS;
+  case GSL_ENOPROG: return AF_ENOPROGRESS;
+  case GSL_ENOMEM: return AF_ENOMEM;
+  default: return AF_EGSL;
+  }
+}
+
+/* Number of equal steps of size at most h covering span. */
+static unsigned long step_count(double span, double h)
+{
+  double k = ceil(span / h * (1.0 - 4 * DBL_EPSILON));
+  return k < 1 ? 1UL : (unsigned long) k;
+}
+
+static int check_times(const double *times, size_t ntimes)
+{
+  if (times == NULL || ntimes == 0)
+    return AF_EINVAL;
+  for (size_t k = 0; k < ntimes; k++) {
+    if (!isfinite(times[k]) || times[k] < 0)
+      return AF_EINVAL;
+    if (k > 0 && times[k] < times[k - 1])
+      return AF_EINVAL;
+  }
+  return AF_OK;
+}
+
+static int integrate_layers(double *y, const double *times, size_t ntimes,
+                            const af_model *m, const af_integ_opts *o,
+                            af_work *w, af_output_fn out, void *ctx,
+                            af_integ_stats *st)
+{
+  double h = o->h;
+  if (!(h > 0) || !isfinite(h))
+    return AF_EINVAL;
+  /* Output times must be layer boundaries: |t - l h| within a relative
+   * 1e-9, far above the rounding of l*h and far below any step. */
+  for (size_t k = 0; k < ntimes; k++) {
+    double l = nearbyint(times[k] / h);
+    if (fabs(times[k] - l * h) > 1e-9 * fmax(1.0, times[k]))
+      return AF_EINVAL;
+  }
+  size_t layer = (size_t) nearbyint(times[0] / h);
+  st->t_reached = times[0];
+  for (size_t k = 0; k < ntimes; k++) {
+    size_t target = (size_t) nearbyint(times[k] / h);
+    while (layer < target) {
+      int rc = af_layer_step(y, y, layer, h, m, w);
+      if (rc != AF_OK)
+        return rc;
+      layer++;
+      st->steps++;
+      st->t_reached = (double) layer * h;
+    }
+    st->t_reached = times[k];
+    if (out) {
+      int rc = out(times[k], y, ctx);
+      if (rc != 0)
+        return rc;
+    }
+  }
+  return AF_OK;
+}
+
+static int integrate_gsl(double *y, const double *times, size_t ntimes,
+                         const af_model *m, const af_integ_opts *o,
+                         af_work *w, af_output_fn out, void *ctx,
+                         af_integ_stats *st)
+{
+  size_t dim = af_state_size(m->n, m->d);
+  int fixed = af_method_fixed(o->method) || o->fixed;
+  if (fixed && o->method == AF_METHOD_MSADAMS)
+    return AF_EINVAL; /* a multistep method has no fixed-step mode here */
+  if (fixed && (!(o->h > 0) || !isfinite(o->h)))
+    return AF_EINVAL;
+  if (!fixed && (!(o->rtol >= 0) || !(o->atol >= 0) || !isfinite(o->rtol)
+                 || !isfinite(o->atol) || (o->rtol == 0 && o->atol == 0)))
+    return AF_EINVAL;
+  gsl_set_error_handler_off(); /* the library never aborts */
+  gsl_ctx c = {m, w, AF_OK};
+  gsl_odeiv2_system sys = {gsl_field, NULL, dim, &c};
+  double h0 = (o->h > 0 && isfinite(o->h)) ? o->h : 1e-3;
+  /* Fixed steps never consult the control; give it valid tolerances. */
+  double atol = fixed ? 1.0 : o->atol, rtol = fixed ? 1.0 : o->rtol;
+  gsl_odeiv2_driver *drv =
+      gsl_odeiv2_driver_alloc_y_new(&sys, gsl_type(o->method), h0, atol, rtol);
+  if (drv == NULL)
+    return AF_ENOMEM;
+  unsigned long nmax = o->max_steps ? o->max_steps : 10000000UL;
+  gsl_odeiv2_driver_set_nmax(drv, nmax);
+  double t = times[0];
+  st->t_reached = t;
+  int rc = AF_OK;
+  size_t counted = 0; /* steps of drv->e->count already in st->steps */
+  double key = piece_key(m, t);
+  for (size_t k = 0; k < ntimes && rc == AF_OK; k++) {
+    double tk = times[k];
+    while (t < tk && rc == AF_OK) {
+      double stop = next_breakpoint(m, t, tk);
+      /* (t, stop) lies inside one piece of the field; its midpoint selects
+       * Mix-LN's side of tau and the weight set (af_work_piece_time). */
+      w->seg_set = 1;
+      w->seg_lo = t;
+      w->seg_hi = stop;
+      double knew = piece_key(m, 0.5 * (t + stop));
+      if (knew != key) {
+        gsl_odeiv2_driver_reset(drv); /* restart after the jump */
+        counted = 0;
+        key = knew;
+      }
+      int gs;
+      if (fixed) {
+        unsigned long ns = step_count(stop - t, o->h);
+        double hh = (stop - t) / (double) ns;
+        gs = gsl_odeiv2_driver_apply_fixed_step(drv, &t, hh, ns, y);
+        if (gs == GSL_SUCCESS)
+          t = stop; /* exact: no accumulated rounding of t */
+      } else
+        gs = gsl_odeiv2_driver_apply(drv, &t, stop, y);
+      st->steps += drv->e->count - counted;
+      counted = drv->e->count;
+      rc = map_gsl_status(gs, &c);
+      st->t_reached = t;
+    }
+    if (rc == AF_OK && out) {
+      w->seg_set = 0;
+      int orc = out(tk, y, ctx);
+      if (orc != 0)
+        rc = orc;
+    }
+  }
+  w->seg_set = 0;
+  gsl_odeiv2_driver_free(drv);
+  return rc;
+}
+
+int af_integrate(double *y, const double *times, size_t ntimes,
+                 const af_model *m, const af_integ_opts *o, af_work *w,
+                 af_output_fn out, void *ctx, af_integ_stats *stats)
+{
+  af_integ_stats local;
+  af_integ_stats *st = stats ? stats : &local;
+  memset(st, 0, sizeof *st);
+  if (y == NULL || o == NULL || w == NULL)
+    return AF_EINVAL;
+  int rc = af_model_validate(m);
+  if (rc != AF_OK)
+    return rc;
+  if (m->n != w->n || m->d != w->d)
+    return AF_EDIM;
+  if ((int) o->method < 0 || o->method >= AF_METHOD_COUNT)
+    return AF_EINVAL;
+  rc = check_times(times, ntimes);
+  if (rc != AF_OK)
+    return rc;
+  /* Reject a bad start before any output: a clear error, not a NaN run. */
+  rc = af_work_directions(w, y);
+  if (rc != AF_OK)
+    return rc;
+  unsigned long ev0 = w->nevals;
+  if (o->method == AF_METHOD_LAYERS)
+    rc = integrate_layers(y, times, ntimes, m, o, w, out, ctx, st);
+  else
+    rc = integrate_gsl(y, times, ntimes, m, o, w, out, ctx, st);
+  st->nevals = w->nevals - ev0;
+  return rc;
+}

@@ -1,0 +1,47 @@
+/* internal.h -- declarations shared by the library's sources only. */
+#ifndef AF_INTERNAL_H
+#define AF_INTERNAL_H
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "attnflow.h"
+
+/* Scratch of af_work: every buffer sized for (n, d) once, so a
+ * right-hand-side evaluation never allocates. */
+struct af_work {
+  size_t n, d;
+  af_kernel kernel;
+  unsigned long nevals;
+  double *th;   /* n x d  unit directions                          */
+  double *T;    /* n x d  th M (M = Q^T K), or th V^T               */
+  double *G;    /* n x d  V th rows                                 */
+  double *S;    /* n x n  scores, then weights                      */
+  double *A;    /* n x d  attention outputs                          */
+  double *P;    /* n x d  tangent parts P_th A                       */
+  double *c;    /* n      <th_j, A_j>                                */
+  double *a;    /* n      |A_j|                                      */
+  double *Z;    /* n      softmax normalizers (max subtracted)       */
+  double *amag; /* n      sum_k w_jk |V th_k| (rounding scale of A_j) */
+  double *ytmp; /* state-sized scratch for the layer maps and rhs    */
+  double *dtmp; /* d x d  scratch (M = Q^T K)                        */
+  double *gn;   /* n      |V th_k|                                   */
+  /* Piece of a piecewise-defined field being integrated (set by
+   * af_integrate): Mix-LN's side of tau and the weight set in force are
+   * chosen from the piece, not from t, so a stage evaluated exactly at a
+   * breakpoint uses the piece's own definition. */
+  int seg_set;
+  double seg_lo, seg_hi;
+};
+
+/* Time that selects the piece of the field (weight set, Mix-LN side). */
+double af_work_piece_time(const af_work *w, double t);
+
+/* Weight set in force at time t (NULL pointers mean identity). */
+void af_weights_at(const double **Q, const double **K, const double **V,
+                   const af_weights *w, double t);
+
+/* Normalize the directions of y into w->th; AF_EZERONORM/AF_ENONFINITE. */
+int af_work_directions(af_work *w, const double *y);
+
+#endif

@@ -1,0 +1,290 @@
+/* main.c -- the attnflow command: dispatch table, the scheme listing and
+ * the option and number parsing shared by the subcommands (cli.h). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* ------------------------------------------------------------ dispatch */
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  int (*fn)(int argc, char **argv);
+} af_cli_command;
+
+/* One row per subcommand. */
+static const af_cli_command af_commands[] = {
+    {"run", "integrate the flow of one case and print its observables",
+     af_cli_run},
+    {"schemes", "list the normalization schemes (speed factor, radial rate)",
+     af_cli_schemes},
+};
+#define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
+
+static void af_cli_usage(FILE *f) {
+  fprintf(f,
+          "Usage: attnflow COMMAND [OPTIONS]\n"
+          "       attnflow --help | --version\n"
+          "\n"
+          "Tokens on the sphere moved by self-attention under the normalization\n"
+          "schemes of \"Normalization in Attention Dynamics\" (arXiv:2510.22026).\n"
+          "\n"
+          "Commands:\n");
+  for (size_t i = 0; i < AF_NCOMMANDS; i++)
+    fprintf(f, "  %-10s %s\n", af_commands[i].name, af_commands[i].summary);
+  fprintf(f,
+          "\n"
+          "Run 'attnflow COMMAND --help' for the options of a command.\n"
+          "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    af_cli_error("missing command (try 'attnflow --help')");
+    return AF_EXIT_USAGE;
+  }
+  const char *cmd = argv[1];
+  if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+      strcmp(cmd, "help") == 0) {
+    af_cli_usage(stdout);
+    return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
+  if (strcmp(cmd, "--version") == 0) {
+    printf("attnflow %s (commit %s)\n", af_version(), af_commit());
+    return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
+  for (size_t i = 0; i < AF_NCOMMANDS; i++)
+    if (strcmp(cmd, af_commands[i].name) == 0)
+      return af_commands[i].fn(argc - 1, argv + 1);
+  if (cmd[0] == '-')
+    af_cli_error("unknown option '%s' (try 'attnflow --help')", cmd);
+  else
+    af_cli_error("unknown command '%s' (try 'attnflow --help')", cmd);
+  return AF_EXIT_USAGE;
+}
+
+/* ------------------------------------------------------------ schemes */
+
+/* Display width of a UTF-8 string: code points, not bytes. */
+static int af_cli_width(const char *s) {
+  int w = 0;
+  for (; *s; s++)
+    if (((unsigned char)*s & 0xC0) != 0x80) w++;
+  return w;
+}
+
+static void af_cli_cell(const char *s, int width) {
+  fputs(s, stdout);
+  for (int k = af_cli_width(s); k < width; k++) putchar(' ');
+}
+
+int af_cli_schemes(int argc, char **argv) {
+  static const af_cli_opt opts[] = {{"help", 0}, {NULL, 0}};
+  af_cli_parser p;
+  const char *val;
+  int o;
+  af_cli_parser_init(&p, argc, argv, 1, "schemes");
+  while ((o = af_cli_next(&p, opts, &val)) != -1) {
+    if (o == -2) return AF_EXIT_USAGE;
+    printf("Usage: attnflow schemes\n"
+           "Print the normalization schemes (spec S1-S6) as the library "
+           "defines them:\nname, title, speed factor s_j(t), radial rate "
+           "dr_j/dt.\n");
+    return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
+  const char *head[4] = {"name", "title", "s_j(t)", "dr_j/dt"};
+  int w[3];
+  for (int c = 0; c < 3; c++) w[c] = af_cli_width(head[c]);
+  for (int id = 0; id < AF_SCHEME_COUNT; id++) {
+    const af_scheme *s = af_scheme_get((af_scheme_id)id);
+    const char *cell[3] = {s->name, s->title, s->speed_text};
+    for (int c = 0; c < 3; c++)
+      if (af_cli_width(cell[c]) > w[c]) w[c] = af_cli_width(cell[c]);
+  }
+  for (int c = 0; c < 3; c++) {
+    af_cli_cell(head[c], w[c] + 2);
+  }
+  printf("%s\n", head[3]);
+  for (int id = 0; id < AF_SCHEME_COUNT; id++) {
+    const af_scheme *s = af_scheme_get((af_scheme_id)id);
+    af_cli_cell(s->name, w[0] + 2);
+    af_cli_cell(s->title, w[1] + 2);
+    af_cli_cell(s->speed_text, w[2] + 2);
+    printf("%s\n", s->radial_text);
+  }
+  printf("\nPredecessor models (spec M5), accepted by 'run --scheme':\n"
+         "  sa      post-ln with softmax attention (SA)\n"
+         "  usa     post-ln with unnormalized softmax attention (USA)\n"
+         "  causal  post-ln with causal softmax attention (token k attends "
+         "to j <= k)\n");
+  return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+}
+
+/* ------------------------------------------------------------ messages */
+
+void af_cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("attnflow: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+void af_cli_warn(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("attnflow: warning: ", stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+int af_cli_exit_status(int status) {
+  if (status == AF_OK) return AF_EXIT_OK;
+  if (status == AF_EINVAL || status == AF_EDIM) return AF_EXIT_USAGE;
+  return AF_EXIT_FAIL;
+}
+
+/* ------------------------------------------------------------ options */
+
+void af_cli_parser_init(af_cli_parser *p, int argc, char **argv, int first,
+                        const char *command) {
+  p->argc = argc;
+  p->argv = argv;
+  p->next = first;
+  p->command = command;
+}
+
+int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value) {
+  *value = NULL;
+  if (p->next >= p->argc) return -1;
+  const char *arg = p->argv[p->next++];
+  if (strncmp(arg, "--", 2) != 0 || arg[2] == '\0') {
+    af_cli_error("%s: unexpected argument '%s' (try 'attnflow %s --help')",
+                 p->command, arg, p->command);
+    return -2;
+  }
+  const char *name = arg + 2;
+  const char *eq = strchr(name, '=');
+  size_t len = eq ? (size_t)(eq - name) : strlen(name);
+  for (int i = 0; opts[i].name != NULL; i++) {
+    if (strlen(opts[i].name) != len || strncmp(opts[i].name, name, len) != 0)
+      continue;
+    if (!opts[i].takes_value) {
+      if (eq) {
+        af_cli_error("%s: option --%s takes no value", p->command,
+                     opts[i].name);
+        return -2;
+      }
+      return i;
+    }
+    if (eq) {
+      *value = eq + 1;
+    } else if (p->next < p->argc) {
+      *value = p->argv[p->next++];
+    } else {
+      af_cli_error("%s: option --%s needs a value", p->command, opts[i].name);
+      return -2;
+    }
+    return i;
+  }
+  af_cli_error("%s: unknown option '--%.*s' (try 'attnflow %s --help')",
+               p->command, (int)len, name, p->command);
+  return -2;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+int af_cli_double(double *v, const char *opt, const char *s) {
+  char *end;
+  if (*s == '\0' || isspace((unsigned char)*s)) {
+    af_cli_error("--%s: '%s' is not a number", opt, s);
+    return 0;
+  }
+  errno = 0;
+  double x = strtod(s, &end);
+  if (*end != '\0') {
+    af_cli_error("--%s: '%s' is not a number", opt, s);
+    return 0;
+  }
+  /* strtod signals overflow by +-HUGE_VAL with ERANGE; an underflow to a
+   * subnormal or zero also sets ERANGE but is a faithful reading. */
+  if (!isfinite(x)) {
+    af_cli_error("--%s: '%s' is not a finite number", opt, s);
+    return 0;
+  }
+  *v = x;
+  return 1;
+}
+
+int af_cli_ulong(unsigned long *v, const char *opt, const char *s) {
+  char *end;
+  /* strtoul accepts blanks and a sign (and wraps "-1"): digits only. */
+  if (!isdigit((unsigned char)*s)) {
+    af_cli_error("--%s: '%s' is not a non-negative integer", opt, s);
+    return 0;
+  }
+  errno = 0;
+  unsigned long x = strtoul(s, &end, 10);
+  if (*end != '\0') {
+    af_cli_error("--%s: '%s' is not a non-negative integer", opt, s);
+    return 0;
+  }
+  if (errno == ERANGE) {
+    af_cli_error("--%s: '%s' is too large", opt, s);
+    return 0;
+  }
+  *v = x;
+  return 1;
+}
+
+int af_cli_size(size_t *v, const char *opt, const char *s) {
+  unsigned long x;
+  if (!af_cli_ulong(&x, opt, s)) return 0;
+  if ((size_t)x != x) {
+    af_cli_error("--%s: '%s' is too large", opt, s);
+    return 0;
+  }
+  *v = (size_t)x;
+  return 1;
+}
+
+int af_cli_double_list(double **v, size_t *k, const char *opt, const char *s) {
+  size_t cap = 1;
+  for (const char *c = s; *c; c++)
+    if (*c == ',') cap++;
+  double *a = malloc(cap * sizeof *a);
+  char *buf = malloc(strlen(s) + 1);
+  if (a == NULL || buf == NULL) {
+    free(a);
+    free(buf);
+    af_cli_error("--%s: %s", opt, af_strerror(AF_ENOMEM));
+    return 0;
+  }
+  strcpy(buf, s);
+  size_t m = 0;
+  char *item = buf;
+  for (;;) {
+    char *comma = strchr(item, ',');
+    if (comma) *comma = '\0';
+    if (!af_cli_double(&a[m], opt, item)) {
+      free(a);
+      free(buf);
+      return 0;
+    }
+    m++;
+    if (!comma) break;
+    item = comma + 1;
+  }
+  free(buf);
+  *v = a;
+  *k = m;
+  return 1;
+}

@@ -1,0 +1,245 @@
+/* model.c -- model parameters, their validation, nGPT's alpha schedule,
+ * and the weight sets Q, K, V (identity, from a file, or Kaiming-random
+ * per layer). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "internal.h"
+
+void af_model_init(af_model *m, size_t n, size_t d, double beta,
+                   af_scheme_id scheme)
+{
+  memset(m, 0, sizeof *m);
+  m->n = n;
+  m->d = d;
+  m->beta = beta;
+  m->scheme = scheme;
+  m->attn = AF_ATTN_SOFTMAX;
+  m->alpha = 1.0;
+  m->alpha_decay = 0.0;
+  m->tau = 1.0;
+  m->w = NULL;
+}
+
+int af_model_validate(const af_model *m)
+{
+  if (m == NULL || m->n < 1 || m->d < 1)
+    return AF_EINVAL;
+  if (!isfinite(m->beta) || !isfinite(m->alpha) || !isfinite(m->alpha_decay)
+      || !isfinite(m->tau))
+    return AF_ENONFINITE;
+  if (m->beta < 0 || m->alpha <= 0 || m->alpha_decay < 0 || m->tau < 0)
+    return AF_EINVAL;
+  if ((int) m->scheme < 0 || m->scheme >= AF_SCHEME_COUNT)
+    return AF_EINVAL;
+  if ((int) m->attn < 0 || m->attn >= AF_ATTN_COUNT)
+    return AF_EINVAL;
+  if (m->w != NULL) {
+    if (m->w->d != m->d)
+      return AF_EDIM;
+    if (m->w->layers < 1 || !(m->w->layer_dt > 0) || !isfinite(m->w->layer_dt))
+      return AF_EINVAL;
+  }
+  return AF_OK;
+}
+
+double af_model_alpha(const af_model *m, double t)
+{
+  if (m->alpha_decay == 0.0)
+    return m->alpha;
+  return m->alpha * pow(1.0 + t, -m->alpha_decay);
+}
+
+/* int_0^inf alpha (1+t)^-p dt is finite exactly when p > 1. */
+int af_model_alpha_integrable(const af_model *m) { return m->alpha_decay > 1.0; }
+
+/* ------------------------------------------------------------ weights */
+
+af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
+{
+  if (d < 1 || layers < 1 || !(layer_dt > 0) || !isfinite(layer_dt))
+    return NULL;
+  af_weights *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return NULL;
+  w->d = d;
+  w->layers = layers;
+  w->layer_dt = layer_dt;
+  w->Q = calloc(layers, sizeof *w->Q);
+  w->K = calloc(layers, sizeof *w->K);
+  w->V = calloc(layers, sizeof *w->V);
+  if (w->Q == NULL || w->K == NULL || w->V == NULL) {
+    af_weights_free(w);
+    return NULL;
+  }
+  return w;
+}
+
+void af_weights_free(af_weights *w)
+{
+  if (w == NULL)
+    return;
+  for (size_t l = 0; l < w->layers; l++) {
+    if (w->Q) free(w->Q[l]);
+    if (w->K) free(w->K[l]);
+    if (w->V) free(w->V[l]);
+  }
+  free(w->Q);
+  free(w->K);
+  free(w->V);
+  free(w);
+}
+
+int af_weights_kaiming(af_weights *w, unsigned long seed)
+{
+  if (w == NULL)
+    return AF_EINVAL;
+  size_t dd = w->d * w->d;
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  if (r == NULL)
+    return AF_ENOMEM;
+  gsl_rng_set(r, seed);
+  double sd = 1.0 / sqrt((double) w->d);
+  int rc = AF_OK;
+  for (size_t l = 0; l < w->layers && rc == AF_OK; l++) {
+    double **mats[3] = {&w->Q[l], &w->K[l], &w->V[l]};
+    for (int k = 0; k < 3; k++) {
+      if (*mats[k] == NULL)
+        *mats[k] = malloc(dd * sizeof(double));
+      if (*mats[k] == NULL) {
+        rc = AF_ENOMEM;
+        break;
+      }
+      for (size_t i = 0; i < dd; i++)
+        (*mats[k])[i] = gsl_ran_gaussian_ziggurat(r, sd);
+    }
+  }
+  gsl_rng_free(r);
+  w->seed = seed;
+  w->kaiming = 1;
+  return rc;
+}
+
+/* Read the next non-comment, non-blank line of f into buf; returns 0 at
+ * end of file.  *line counts physical lines. */
+static int read_data_line(char *buf, size_t size, FILE *f, size_t *line)
+{
+  while (fgets(buf, (int) size, f)) {
+    (*line)++;
+    char *p = buf;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+      continue;
+    return 1;
+  }
+  return 0;
+}
+
+/* Parse exactly count numbers separated by commas and/or blanks. */
+int af_parse_row(double *out, size_t count, const char *s);
+int af_parse_row(double *out, size_t count, const char *s)
+{
+  const char *p = s;
+  size_t k = 0;
+  for (;;) {
+    while (*p == ' ' || *p == '\t' || *p == ',')
+      p++;
+    if (*p == '\0' || *p == '\n' || *p == '\r')
+      break;
+    if (k == count)
+      return AF_EPARSE; /* too many columns */
+    char *end;
+    errno = 0;
+    double v = strtod(p, &end);
+    if (end == p)
+      return AF_EPARSE;
+    if (*end != '\0' && *end != ',' && *end != ' ' && *end != '\t'
+        && *end != '\n' && *end != '\r')
+      return AF_EPARSE;
+    if (!isfinite(v))
+      return AF_ENONFINITE;
+    out[k++] = v;
+    p = end;
+  }
+  return k == count ? AF_OK : AF_EPARSE;
+}
+
+int af_weights_read(af_weights **wout, const char *path, size_t d, size_t *line)
+{
+  size_t ln = 0;
+  if (line)
+    *line = 0;
+  if (wout == NULL || path == NULL || d < 1)
+    return AF_EINVAL;
+  *wout = NULL;
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return AF_EIO;
+  af_weights *w = af_weights_alloc(d, 1, 1.0);
+  size_t bufsize = 64 + 40 * d;
+  char *buf = malloc(bufsize);
+  int rc = (w && buf) ? AF_OK : AF_ENOMEM;
+  double **mats[3];
+  if (rc == AF_OK) {
+    mats[0] = &w->Q[0];
+    mats[1] = &w->K[0];
+    mats[2] = &w->V[0];
+  }
+  for (int k = 0; k < 3 && rc == AF_OK; k++) {
+    *mats[k] = malloc(d * d * sizeof(double));
+    if (*mats[k] == NULL) {
+      rc = AF_ENOMEM;
+      break;
+    }
+    for (size_t i = 0; i < d && rc == AF_OK; i++) {
+      if (!read_data_line(buf, bufsize, f, &ln)) {
+        rc = AF_EPARSE; /* too few rows */
+        ln++;
+        break;
+      }
+      if (strchr(buf, '\n') == NULL && !feof(f)) {
+        rc = AF_EPARSE; /* line longer than any valid row */
+        break;
+      }
+      rc = af_parse_row(*mats[k] + i * d, d, buf);
+    }
+  }
+  if (rc == AF_OK && read_data_line(buf, bufsize, f, &ln))
+    rc = AF_EPARSE; /* extra rows */
+  if (ferror(f) && rc == AF_OK)
+    rc = AF_EIO;
+  fclose(f);
+  free(buf);
+  if (rc != AF_OK) {
+    af_weights_free(w);
+    if (line)
+      *line = ln;
+    return rc;
+  }
+  *wout = w;
+  return AF_OK;
+}
+
+void af_weights_at(const double **Q, const double **K, const double **V,
+                   const af_weights *w, double t)
+{
+  if (w == NULL) {
+    *Q = *K = *V = NULL;
+    return;
+  }
+  size_t l = 0;
+  if (t > 0) {
+    double q = floor(t / w->layer_dt);
+    l = q >= (double) w->layers ? w->layers - 1 : (size_t) q;
+  }
+  *Q = w->Q[l];
+  *K = w->K[l];
+  *V = w->V[l];
+}

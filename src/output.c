@@ -1,0 +1,240 @@
+/* output.c -- provenance, CSV and JSON writers of the attnflow command.
+ * Contracts in output.h. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* ---------------------------------------------------------------- prov */
+
+void af_prov_init(af_prov *p) {
+  p->n = 0;
+  p->cap = 0;
+  p->items = NULL;
+}
+
+void af_prov_clear(af_prov *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    free(p->items[i].key);
+    free(p->items[i].value);
+  }
+  free(p->items);
+  af_prov_init(p);
+}
+
+static char *af_out_strdup(const char *s) {
+  size_t len = strlen(s) + 1;
+  char *c = malloc(len);
+  if (c != NULL) memcpy(c, s, len);
+  return c;
+}
+
+/* Append an entry taking a copy of key and ownership of value. */
+static int af_prov_push(af_prov *p, const char *key, char *value,
+                        af_prov_kind kind) {
+  if (value == NULL) return AF_ENOMEM;
+  if (p->n == p->cap) {
+    size_t cap = p->cap ? 2 * p->cap : 32;
+    af_prov_item *it = realloc(p->items, cap * sizeof *it);
+    if (it == NULL) {
+      free(value);
+      return AF_ENOMEM;
+    }
+    p->items = it;
+    p->cap = cap;
+  }
+  char *k = af_out_strdup(key);
+  if (k == NULL) {
+    free(value);
+    return AF_ENOMEM;
+  }
+  p->items[p->n].key = k;
+  p->items[p->n].value = value;
+  p->items[p->n].kind = kind;
+  p->n++;
+  return AF_OK;
+}
+
+int af_prov_add_str(af_prov *p, const char *key, const char *value) {
+  return af_prov_push(p, key, af_out_strdup(value), AF_PROV_STRING);
+}
+
+/* vsnprintf into a fresh buffer. */
+static char *af_out_vformat(const char *fmt, va_list ap) {
+  va_list aq;
+  va_copy(aq, ap);
+  int len = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  if (len < 0) return NULL;
+  char *s = malloc((size_t)len + 1);
+  if (s != NULL) vsnprintf(s, (size_t)len + 1, fmt, ap);
+  return s;
+}
+
+static char *af_out_format(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = af_out_vformat(fmt, ap);
+  va_end(ap);
+  return s;
+}
+
+int af_prov_add_fmt(af_prov *p, const char *key, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char *s = af_out_vformat(fmt, ap);
+  va_end(ap);
+  return af_prov_push(p, key, s, AF_PROV_STRING);
+}
+
+int af_prov_add_double(af_prov *p, const char *key, double v) {
+  if (isnan(v)) return af_prov_add_str(p, key, "nan");
+  if (isinf(v)) return af_prov_add_str(p, key, v > 0 ? "inf" : "-inf");
+  return af_prov_push(p, key, af_out_format("%.17g", v), AF_PROV_NUMBER);
+}
+
+int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v) {
+  return af_prov_push(p, key, af_out_format("%lu", v), AF_PROV_NUMBER);
+}
+
+int af_prov_add_head(af_prov *p, int argc, char **argv) {
+  int rc = af_prov_add_str(p, "attnflow", af_version());
+  if (rc == AF_OK) rc = af_prov_add_str(p, "commit", af_commit());
+  if (rc == AF_OK)
+    rc = af_prov_push(p, "command", af_out_command_line(argc, argv),
+                      AF_PROV_STRING);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- argv */
+
+/* 1 if the argument needs no quoting in a POSIX shell. */
+static int af_out_shell_safe(const char *s) {
+  if (*s == '\0') return 0;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+          (c >= '0' && c <= '9') || strchr("-_./=:,+%@", c) != NULL))
+      return 0;
+  }
+  return 1;
+}
+
+char *af_out_command_line(int argc, char **argv) {
+  /* Worst case: every byte a quote, written as '\'' (4 bytes), plus two
+   * quotes and a separator per argument. */
+  size_t len = 1;
+  for (int i = 0; i < argc; i++) len += 4 * strlen(argv[i]) + 3;
+  char *s = malloc(len), *q = s;
+  if (s == NULL) return NULL;
+  for (int i = 0; i < argc; i++) {
+    if (i > 0) *q++ = ' ';
+    if (af_out_shell_safe(argv[i])) {
+      size_t l = strlen(argv[i]);
+      memcpy(q, argv[i], l);
+      q += l;
+      continue;
+    }
+    *q++ = '\'';
+    for (const char *a = argv[i]; *a; a++) {
+      if (*a == '\'') {
+        memcpy(q, "'\\''", 4);
+        q += 4;
+      } else {
+        *q++ = *a;
+      }
+    }
+    *q++ = '\'';
+  }
+  *q = '\0';
+  return s;
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+int af_out_provenance_csv(FILE *f, const af_prov *p) {
+  for (size_t i = 0; i < p->n; i++) {
+    if (fprintf(f, "# %s: ", p->items[i].key) < 0) return AF_EIO;
+    for (const char *c = p->items[i].value; *c; c++) {
+      unsigned char u = (unsigned char)*c;
+      int r = (u < 0x20 || u == 0x7f) ? fprintf(f, "\\x%02X", u) : putc(u, f);
+      if (r < 0) return AF_EIO;
+    }
+    if (putc('\n', f) == EOF) return AF_EIO;
+  }
+  return AF_OK;
+}
+
+int af_out_csv_header(FILE *f, const char *const *names, size_t k) {
+  for (size_t i = 0; i < k; i++)
+    if (fprintf(f, "%s%s", i ? "," : "", names[i]) < 0) return AF_EIO;
+  return putc('\n', f) == EOF ? AF_EIO : AF_OK;
+}
+
+int af_out_csv_row(FILE *f, const double *v, size_t k) {
+  for (size_t i = 0; i < k; i++)
+    if (fprintf(f, "%s%.17g", i ? "," : "", v[i]) < 0) return AF_EIO;
+  return putc('\n', f) == EOF ? AF_EIO : AF_OK;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+int af_out_json_string(FILE *f, const char *s) {
+  if (putc('"', f) == EOF) return AF_EIO;
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    int r;
+    switch (c) {
+    case '"': r = fputs("\\\"", f); break;
+    case '\\': r = fputs("\\\\", f); break;
+    case '\n': r = fputs("\\n", f); break;
+    case '\r': r = fputs("\\r", f); break;
+    case '\t': r = fputs("\\t", f); break;
+    case '\b': r = fputs("\\b", f); break;
+    case '\f': r = fputs("\\f", f); break;
+    default:
+      /* Other control characters as \u00XX; bytes >= 0x80 pass through
+       * (UTF-8 in, UTF-8 out). */
+      r = c < 0x20 ? fprintf(f, "\\u%04x", c) : putc(c, f);
+    }
+    if (r < 0) return AF_EIO;
+  }
+  return putc('"', f) == EOF ? AF_EIO : AF_OK;
+}
+
+int af_out_json_double(FILE *f, double v) {
+  int r = isfinite(v) ? fprintf(f, "%.17g", v) : fputs("null", f);
+  return r < 0 ? AF_EIO : AF_OK;
+}
+
+int af_out_provenance_jsonl(FILE *f, const af_prov *p) {
+  if (fputs("{\"provenance\": {", f) < 0) return AF_EIO;
+  for (size_t i = 0; i < p->n; i++) {
+    if (i > 0 && fputs(", ", f) < 0) return AF_EIO;
+    int rc = af_out_json_string(f, p->items[i].key);
+    if (rc != AF_OK) return rc;
+    if (fputs(": ", f) < 0) return AF_EIO;
+    if (p->items[i].kind == AF_PROV_NUMBER) {
+      if (fputs(p->items[i].value, f) < 0) return AF_EIO;
+    } else {
+      rc = af_out_json_string(f, p->items[i].value);
+      if (rc != AF_OK) return rc;
+    }
+  }
+  return fputs("}}\n", f) < 0 ? AF_EIO : AF_OK;
+}
+
+int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
+                     size_t k) {
+  if (putc('{', f) == EOF) return AF_EIO;
+  for (size_t i = 0; i < k; i++) {
+    if (i > 0 && fputs(", ", f) < 0) return AF_EIO;
+    int rc = af_out_json_string(f, names[i]);
+    if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
+    if (rc == AF_OK) rc = af_out_json_double(f, v[i]);
+    if (rc != AF_OK) return rc;
+  }
+  return fputs("}\n", f) < 0 ? AF_EIO : AF_OK;
+}

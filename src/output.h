@@ -1,0 +1,81 @@
+/* output.h -- provenance, CSV and JSON writing shared by the subcommands
+ * of the attnflow command (run, verify, figure, ...).
+ *
+ * Every output file of attnflow starts with its provenance: the version
+ * and commit of the library, the command line, and every parameter of
+ * the run including defaults.  In CSV the provenance is a block of
+ * comment lines "# key: value"; in JSON Lines it is the first line,
+ * {"provenance": {"key": value, ...}}.  Numbers are written with 17
+ * significant digits (%.17g), which round-trips every double.
+ *
+ * These functions only write to the FILE they are given and return
+ * AF_EIO if a write fails (AF_ENOMEM if an allocation fails); they never
+ * print diagnostics.  Write through af_write_atomic so that a failed
+ * write leaves no partial file.
+ */
+#ifndef AF_OUTPUT_H
+#define AF_OUTPUT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "attnflow.h"
+
+/* One provenance entry; numbers are unquoted in JSON. */
+typedef enum { AF_PROV_STRING = 0, AF_PROV_NUMBER } af_prov_kind;
+
+typedef struct {
+  char *key;
+  char *value;       /* text as written in CSV (and in JSON if a string) */
+  af_prov_kind kind; /* AF_PROV_NUMBER: value is a finite number literal */
+} af_prov_item;
+
+/* Ordered list of key/value pairs.  Value type: init, add, clear. */
+typedef struct {
+  size_t n, cap;
+  af_prov_item *items;
+} af_prov;
+
+void af_prov_init(af_prov *p);
+void af_prov_clear(af_prov *p);
+/* Append key = value (a copy of the text).  AF_ENOMEM on failure. */
+int af_prov_add_str(af_prov *p, const char *key, const char *value);
+/* Append key = printf(fmt, ...) as a string. */
+int af_prov_add_fmt(af_prov *p, const char *key, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Append a double (%.17g); a non-finite value becomes the string
+ * "nan"/"inf"/"-inf" (JSON has no literal for it). */
+int af_prov_add_double(af_prov *p, const char *key, double v);
+/* Append an unsigned integer. */
+int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v);
+/* Append the standard head: attnflow (version), commit, command (argv
+ * joined with POSIX shell quoting). */
+int af_prov_add_head(af_prov *p, int argc, char **argv);
+
+/* Command line argv[0..argc-1] as one string, each argument quoted for a
+ * POSIX shell where needed.  Caller frees.  NULL if out of memory. */
+char *af_out_command_line(int argc, char **argv);
+
+/* "# key: value" per entry; control characters in values are written as
+ * \xHH so each entry stays one line. */
+int af_out_provenance_csv(FILE *f, const af_prov *p);
+/* {"provenance": {...}} and a newline. */
+int af_out_provenance_jsonl(FILE *f, const af_prov *p);
+
+/* s as a JSON string literal (with the quotes). */
+int af_out_json_string(FILE *f, const char *s);
+/* A double as a JSON value: %.17g if finite, else null. */
+int af_out_json_double(FILE *f, double v);
+
+/* CSV header "name1,name2,...". */
+int af_out_csv_header(FILE *f, const char *const *names, size_t k);
+/* CSV row of k doubles, %.17g each. */
+int af_out_csv_row(FILE *f, const double *v, size_t k);
+/* JSON object {"name1": v1, ...} and a newline. */
+int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
+                     size_t k);
+
+#endif /* AF_OUTPUT_H */
