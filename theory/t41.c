@@ -106,7 +106,9 @@ double af_t41_a(double gamma, size_t n, double beta)
   double nm1 = (double) (n - 1), nm2 = (double) n - 2.0;
   double q = exp(2.0 * beta) + 2.0 * nm1 * gamma * exp(beta * (1.0 + gamma)) +
              nm1 * exp(2.0 * beta * gamma) * (1.0 + nm2 * gamma);
-  return sqrt(q) / af_t41_Z(gamma, n, beta);
+  /* q = |Z A_j|^2 >= 0; where A_j vanishes (beta = 0 at the simplex
+   * gamma = -1/(n-1)) rounding can make it slightly negative. */
+  return sqrt(fmax(q, 0.0)) / af_t41_Z(gamma, n, beta);
 }
 
 /* Unchecked w forms, used by the right-hand sides. */
@@ -124,7 +126,7 @@ static double a_w(double w, double nm1, double beta)
 {
   double E = exp(-beta * w), g = 1.0 - w;
   double q = 1.0 + 2.0 * nm1 * g * E + nm1 * E * E * (1.0 + (nm1 - 1.0) * g);
-  return sqrt(q) / (1.0 + nm1 * E);
+  return sqrt(fmax(q, 0.0)) / (1.0 + nm1 * E); /* q >= 0 up to rounding */
 }
 
 double af_t41_F_w(double w, size_t n, double beta)
@@ -327,6 +329,7 @@ typedef struct {
   int *status; /* where the right-hand side leaves its af_status */
   double h;
   unsigned long max_steps;
+  unsigned long steps; /* accepted steps in total */
 } ode_run;
 
 static int ode_run_alloc(ode_run *o, size_t dim, double rtol, double atol,
@@ -360,8 +363,10 @@ static int ode_advance(ode_run *o, double *t, double t1, double *y)
       return AF_EMAXSTEPS;
     int st = gsl_odeiv2_evolve_apply(o->ev, o->con, o->step, &o->sys, t, t1,
                                      &o->h, y);
-    if (st == GSL_SUCCESS)
+    if (st == GSL_SUCCESS) {
+      o->steps++;
       continue;
+    }
     if (st == GSL_EBADFUNC)
       return *o->status != AF_OK ? *o->status : AF_EGSL;
     if (st == GSL_ENOPROG || st == GSL_FAILURE)
@@ -380,6 +385,13 @@ static void ode_restart(ode_run *o)
 
 int af_t41_solve(double *gamma, double *gap, double *r, const double *times,
                  size_t ntimes, const af_t41_params *p)
+{
+  return af_t41_solve_ex(gamma, gap, r, NULL, times, ntimes, p);
+}
+
+int af_t41_solve_ex(double *gamma, double *gap, double *r,
+                    unsigned long *steps, const double *times, size_t ntimes,
+                    const af_t41_params *p)
 {
   int st = af_t41_params_validate(p);
   if (st != AF_OK)
@@ -441,6 +453,8 @@ int af_t41_solve(double *gamma, double *gap, double *r, const double *times,
     if (r)
       r[k] = y[1];
   }
+  if (steps)
+    *steps = o.steps;
   ode_run_free(&o);
   return st;
 }
@@ -697,8 +711,7 @@ int af_t41_K(double *K, size_t n, double beta)
   /* As w -> 0, dv/drho = 2 b w / n + O(w^2) and w ~ K e^{-2 rho}, so the
    * tail int_rho^inf dv/drho is dv/drho(rho) / 2 to leading order.  Stop
    * once that tail is below half an ulp of v (v = ln K); the stride 1/2
-   * in rho divides the tail by e per stride, so the stop is reached after
-   * about ln(1/eps)/1 strides (rho ~ 18 at n = 6, beta = 2). */
+   * in rho divides the tail by e per stride (rho ~ 18 at n = 6, beta = 2). */
   const double stride = 0.5;
   while (st == AF_OK) {
     st = ode_advance(&o, &rho, rho + stride, y);
@@ -709,7 +722,14 @@ int af_t41_K(double *K, size_t n, double beta)
       y[1] += tail;
       break;
     }
-    if (rho > 1.0 / DBL_EPSILON) { /* cannot happen for beta finite */
+    /* v increases to ln K: past log(DBL_MAX), K is not representable. */
+    if (y[1] >= GSL_LOG_DBL_MAX) {
+      st = AF_EOVERFLOW;
+      break;
+    }
+    /* Unreachable guard: with v < log(DBL_MAX), w = e^{v - 2 rho}
+     * underflows to 0 (tail 0, loop ends) before rho passes this. */
+    if (rho > 0.5 * (GSL_LOG_DBL_MAX - log(DBL_TRUE_MIN)) + 1.0) {
       st = AF_ENOPROGRESS;
       break;
     }
@@ -741,6 +761,8 @@ int af_t41_K_closed(double *K, size_t n, double beta)
   double lnK = gsl_sf_expint_Ei(beta) - M_EULER - log(beta) +
                exp(beta) * gsl_sf_expint_E1_scaled(beta / nm1) -
                gsl_sf_expint_E1_scaled(beta * dn / nm1) - log(dn);
+  if (!(lnK / dn < GSL_LOG_DBL_MAX))
+    return AF_EOVERFLOW;
   *K = exp(lnK / dn);
   return AF_OK;
 }

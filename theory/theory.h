@@ -111,6 +111,10 @@ int af_t41_rates(double *s, double *rho, double t, double r, double w,
  * outputs before the failing interval are filled. */
 int af_t41_solve(double *gamma, double *gap, double *r, const double *times,
                  size_t ntimes, const af_t41_params *p);
+/* Same, also returning the number of accepted steps (may be NULL). */
+int af_t41_solve_ex(double *gamma, double *gap, double *r,
+                    unsigned long *steps, const double *times, size_t ntimes,
+                    const af_t41_params *p);
 
 /* T4.1a: dgamma/dt at t = 0+ from the spec's closed forms:
  * Post-LN, LN-Scaling, Mix-LN with tau > 0: 2/(e^b+n-1);
@@ -144,7 +148,8 @@ double af_t41_lnscaling_time(double t);
 
 /* T4.1c: K(n, beta) = lim (1 - gamma)(r/r0)^2 for Pre-LN and Peri-LN,
  * by integrating d gamma / d log r = F/c in the gap variable to the log r
- * where the remaining tail is below rounding (see t41.c). */
+ * where the remaining tail is below rounding (see t41.c).  AF_EOVERFLOW
+ * if K > DBL_MAX (ln K ~ Ei(beta)/n: beta above ~ 25 at n = 6). */
 int af_t41_K(double *K, size_t n, double beta);
 /* Same constant from the closed form derived from T4.1d (t41.c):
  * ln K = [Ei(b) - gamma_E - ln b + e^b E1s(b/(n-1)) - E1s(bn/(n-1)) - ln n]/n,

@@ -1,0 +1,138 @@
+/* verify.h -- claims: one per theorem ID of ../shared/spec/theory.md (and
+ * per scheme where the statement is per scheme).
+ *
+ * A claim sets up its case, runs the simulation (src/), asks theory/ for
+ * the prediction, and compares within a tolerance taken from
+ * data/tolerances.tsv, whose row says where the value comes from.  It
+ * returns PASS, FAIL or INCONCLUSIVE (never a silent pass); the runner
+ * compares that with the claim's expected outcome.  Claims never print.
+ */
+#ifndef AF_VERIFY_H
+#define AF_VERIFY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "attnflow.h"
+
+typedef enum {
+  AF_V_PASS = 0,
+  AF_V_FAIL,
+  AF_V_INCONCLUSIVE,
+  AF_V_ERROR /* the claim could not run (library error): never expected */
+} af_vstatus;
+
+const char *af_vstatus_name(af_vstatus s); /* "pass", "fail", ... */
+
+typedef enum { AF_LEVEL_QUICK = 0, AF_LEVEL_FULL } af_level;
+
+/* One row of data/tolerances.tsv. */
+typedef struct {
+  char key[48];       /* e.g. "T4.1.cos_mean"                       */
+  char quantity[96];  /* what is compared                            */
+  char kind[16];      /* abs | rel | slack | order | ratio            */
+  double value;
+  char origin[400];   /* where the value comes from                  */
+} af_tol_row;
+
+typedef struct {
+  af_tol_row *rows;
+  size_t count;
+} af_tol_table;
+
+/* Parse a tolerance table from text (TSV: key, quantity, kind, value,
+ * origin; '#' comments).  *line receives the line of an error. */
+int af_tol_parse(af_tol_table *t, const char *text, size_t *line);
+int af_tol_read(af_tol_table *t, const char *path, size_t *line);
+void af_tol_free(af_tol_table *t);
+const af_tol_row *af_tol_find(const af_tol_table *t, const char *key);
+/* The table compiled into the binary from data/tolerances.tsv. */
+extern const char af_tolerances_tsv[];
+
+/* What every claim receives. */
+typedef struct {
+  af_level level;
+  unsigned fault;            /* AF_FAULT_* bits to inject into every model */
+  const af_tol_table *tol;
+  int broken_only;           /* runner: only claims with breaks & fault    */
+} af_vctx;
+
+/* What a claim reports. */
+typedef struct {
+  af_vstatus status;
+  double measured, predicted, tolerance;
+  double margin;  /* > 0: inside the tolerance by this fraction of it   */
+  char note[320]; /* case, numbers, reason for INCONCLUSIVE or ERROR    */
+} af_vresult;
+
+typedef void (*af_claim_fn)(af_vresult *r, const af_vctx *c, int arg);
+
+typedef struct {
+  const char *id;       /* theorem ID: "T4.1", "I2", "S7", ...          */
+  const char *scheme;   /* command-line scheme name or "" (no scheme)   */
+  af_vstatus expected;  /* normally AF_V_PASS                           */
+  const char *tol_key;  /* row of the tolerance table                   */
+  af_claim_fn fn;
+  int arg;              /* passed to fn (e.g. an af_scheme_id)           */
+  unsigned breaks;      /* AF_FAULT_* bits under which the claim must
+                           come out FAIL (its power, checked by a test)  */
+  const char *title;    /* one line: what is claimed                     */
+} af_claim;
+
+/* Each claims file defines one table and its length. */
+#define AF_CLAIM_TABLE(name) \
+  extern const af_claim name[]; \
+  extern const size_t name##_count;
+AF_CLAIM_TABLE(af_claims_t41)
+AF_CLAIM_TABLE(af_claims_ident)
+AF_CLAIM_TABLE(af_claims_cluster)
+
+/* ---- helpers for claim functions ---------------------------------- */
+
+/* Tolerance value of key (NaN if missing: the runner rejects such claims
+ * before running anything). */
+double af_v_tol(const af_vctx *c, const char *key);
+
+/* Model with the context's faults applied. */
+void af_v_model(af_model *m, const af_vctx *c, size_t n, size_t d,
+                double beta, af_scheme_id scheme);
+
+/* |measured - predicted| <= tol: PASS, else FAIL; sets all fields. */
+void af_v_abs(af_vresult *r, double measured, double predicted, double tol);
+/* |measured - predicted| <= tol |predicted|. */
+void af_v_rel(af_vresult *r, double measured, double predicted, double tol);
+/* measured <= bound + slack (one-sided). */
+void af_v_le(af_vresult *r, double measured, double bound, double slack);
+/* measured >= bound - slack (one-sided). */
+void af_v_ge(af_vresult *r, double measured, double bound, double slack);
+/* Library error: status ERROR with the message. */
+void af_v_error(af_vresult *r, int af_status_code, const char *where);
+/* Append printf-style text to r->note. */
+void af_v_note(af_vresult *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Integrate y over the given times collecting observables obs[k][...]
+ * (AF_OBS_COUNT per time, row-major); convenience for claims. */
+int af_v_run(double *obs, double *y, const double *times, size_t ntimes,
+             const af_model *m, const af_integ_opts *o, af_kernel kernel);
+
+/* ---- runner --------------------------------------------------------- */
+
+typedef struct {
+  const af_claim *claim;
+  af_vresult res;
+  double seconds;
+  af_vstatus expected; /* claim->expected, or FAIL under --broken-only */
+  int ok;              /* res.status == expected */
+} af_vrecord;
+
+/* All claims in registry order. */
+size_t af_claims_all(const af_claim **out, size_t cap);
+
+/* Run the claims whose "ID" or "ID/scheme" matches glob (NULL = all);
+ * records receive one entry per claim run (capacity cap).  Returns the
+ * number run. */
+size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
+                     const char *glob, FILE *progress);
+
+#endif

@@ -1,0 +1,262 @@
+/* cli_verify.c -- attnflow verify: run the claims of proofs-numeric/ and
+ * report measured, predicted, tolerance, margin, time and status. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+#include "verify.h"
+
+static const char *const verify_help =
+    "Usage: attnflow verify [--level quick|full] [--claim GLOB] [--json PATH]\n"
+    "                       [--inject-fault speed|radial|attention]\n"
+    "                       [--broken-only] [--tolerances PATH] [--list]\n"
+    "\n"
+    "Runs every claim of proofs-numeric/: one per theorem ID of the theory\n"
+    "(and per scheme where the statement is per scheme).  Each claim runs the\n"
+    "simulation, asks theory/ for the prediction and compares within a\n"
+    "tolerance from data/tolerances.tsv whose row says where it comes from.\n"
+    "\n"
+    "Options:\n"
+    "  --level quick|full   quick (default): every claim at small sizes;\n"
+    "                       full: the paper-scale cases (n = 256, beta = 5, ...)\n"
+    "  --claim GLOB         only claims whose ID or ID/scheme matches GLOB\n"
+    "                       (shell pattern, e.g. 'T4.1*' or '*/peri-ln')\n"
+    "  --json PATH          also write the results as JSON (atomically)\n"
+    "  --inject-fault KIND  perturb the model on purpose, to show the claims\n"
+    "                       have power; KIND is one of\n"
+    "                         speed      speed factor s_j times (1 + 0.05 t)\n"
+    "                         radial     dr_j/dt times 1.1\n"
+    "                         attention  scores with beta (1 + 0.05)\n"
+    "                       claims whose statement the fault breaks must FAIL\n"
+    "  --broken-only        with --inject-fault: run only the claims that the\n"
+    "                       fault must break (their FAIL is then expected, and\n"
+    "                       the exit status is 0 only if every one fails)\n"
+    "  --tolerances PATH    read the tolerance table from PATH instead of the\n"
+    "                       copy compiled in from data/tolerances.tsv\n"
+    "  --list               list the claims and their tolerance rows, run nothing\n"
+    "\n"
+    "Columns: ID, scheme, measured, predicted, tolerance, margin (fraction of\n"
+    "the tolerance left; negative = outside), seconds, status, expected.\n"
+    "Exit status: 0 if every claim has its expected outcome, 1 otherwise,\n"
+    "2 for a usage error.\n";
+
+typedef struct {
+  const af_vrecord *rec;
+  size_t n;
+  const char *level;
+  const char *fault;
+  af_prov *prov;
+} json_ctx;
+
+static int write_json(FILE *f, void *vctx)
+{
+  json_ctx *c = vctx;
+  int rc = AF_OK;
+  if (fprintf(f, "{\"version\": ") < 0) return AF_EIO;
+  if ((rc = af_out_json_string(f, af_version())) != AF_OK) return rc;
+  if (fprintf(f, ", \"commit\": ") < 0) return AF_EIO;
+  if ((rc = af_out_json_string(f, af_commit())) != AF_OK) return rc;
+  if (fprintf(f, ", \"level\": ") < 0) return AF_EIO;
+  if ((rc = af_out_json_string(f, c->level)) != AF_OK) return rc;
+  if (fprintf(f, ", \"fault\": ") < 0) return AF_EIO;
+  if ((rc = af_out_json_string(f, c->fault)) != AF_OK) return rc;
+  if (fprintf(f, ", \"provenance\": {") < 0) return AF_EIO;
+  for (size_t k = 0; k < c->prov->n; k++) {
+    if (fprintf(f, "%s", k ? ", " : "") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, c->prov->items[k].key)) != AF_OK) return rc;
+    if (fprintf(f, ": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, c->prov->items[k].value)) != AF_OK) return rc;
+  }
+  if (fprintf(f, "},\n \"claims\": [") < 0) return AF_EIO;
+  for (size_t k = 0; k < c->n; k++) {
+    const af_vrecord *r = &c->rec[k];
+    if (fprintf(f, "%s\n  {\"id\": ", k ? "," : "") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, r->claim->id)) != AF_OK) return rc;
+    if (fprintf(f, ", \"scheme\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, r->claim->scheme)) != AF_OK) return rc;
+    if (fprintf(f, ", \"status\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, af_vstatus_name(r->res.status))) != AF_OK) return rc;
+    if (fprintf(f, ", \"expected\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, af_vstatus_name(r->expected))) != AF_OK) return rc;
+    if (fprintf(f, ", \"measured\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_double(f, r->res.measured)) != AF_OK) return rc;
+    if (fprintf(f, ", \"predicted\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_double(f, r->res.predicted)) != AF_OK) return rc;
+    if (fprintf(f, ", \"tolerance\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_double(f, r->res.tolerance)) != AF_OK) return rc;
+    if (fprintf(f, ", \"margin\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_double(f, r->res.margin)) != AF_OK) return rc;
+    if (fprintf(f, ", \"seconds\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_double(f, r->seconds)) != AF_OK) return rc;
+    if (fprintf(f, ", \"tolerance_key\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, r->claim->tol_key)) != AF_OK) return rc;
+    if (fprintf(f, ", \"note\": ") < 0) return AF_EIO;
+    if ((rc = af_out_json_string(f, r->res.note)) != AF_OK) return rc;
+    if (fprintf(f, "}") < 0) return AF_EIO;
+  }
+  if (fprintf(f, "\n]}\n") < 0) return AF_EIO;
+  return AF_OK;
+}
+
+static void print_value(double v)
+{
+  if (isnan(v))
+    printf(" %11s", "-");
+  else
+    printf(" %11.4g", v);
+}
+
+int af_cli_verify(int argc, char **argv)
+{
+  static const af_cli_opt opts[] = {
+      {"level", 1}, {"claim", 1}, {"json", 1}, {"inject-fault", 1},
+      {"tolerances", 1}, {"list", 0}, {"broken-only", 0}, {"help", 0},
+      {NULL, 0}};
+  af_cli_parser p;
+  af_cli_parser_init(&p, argc, argv, 1, "verify");
+  const char *level = "quick", *glob = NULL, *json = NULL, *fault = "";
+  const char *tolpath = NULL;
+  int list = 0;
+  af_vctx ctx = {AF_LEVEL_QUICK, 0, NULL, 0};
+  for (;;) {
+    const char *v;
+    int k = af_cli_next(&p, opts, &v);
+    if (k == -1)
+      break;
+    if (k == -2)
+      return AF_EXIT_USAGE;
+    const char *name = opts[k].name;
+    if (strcmp(name, "help") == 0) {
+      fputs(verify_help, stdout);
+      return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+    } else if (strcmp(name, "level") == 0) {
+      if (strcmp(v, "quick") == 0)
+        ctx.level = AF_LEVEL_QUICK;
+      else if (strcmp(v, "full") == 0)
+        ctx.level = AF_LEVEL_FULL;
+      else {
+        af_cli_error("verify: --level must be quick or full, not '%s'", v);
+        return AF_EXIT_USAGE;
+      }
+      level = v;
+    } else if (strcmp(name, "claim") == 0)
+      glob = v;
+    else if (strcmp(name, "json") == 0)
+      json = v;
+    else if (strcmp(name, "tolerances") == 0)
+      tolpath = v;
+    else if (strcmp(name, "list") == 0)
+      list = 1;
+    else if (strcmp(name, "broken-only") == 0)
+      ctx.broken_only = 1;
+    else if (strcmp(name, "inject-fault") == 0) {
+      if (strcmp(v, "speed") == 0)
+        ctx.fault = AF_FAULT_SPEED;
+      else if (strcmp(v, "radial") == 0)
+        ctx.fault = AF_FAULT_RADIAL;
+      else if (strcmp(v, "attention") == 0)
+        ctx.fault = AF_FAULT_ATTENTION;
+      else {
+        af_cli_error("verify: --inject-fault must be speed, radial or attention, not '%s'", v);
+        return AF_EXIT_USAGE;
+      }
+      fault = v;
+    }
+  }
+
+  if (ctx.broken_only && ctx.fault == 0) {
+    af_cli_error("verify: --broken-only needs --inject-fault");
+    return AF_EXIT_USAGE;
+  }
+  af_tol_table tol;
+  size_t line = 0;
+  int rc = tolpath ? af_tol_read(&tol, tolpath, &line)
+                   : af_tol_parse(&tol, af_tolerances_tsv, &line);
+  if (rc != AF_OK) {
+    af_cli_error("verify: tolerance table %s:%zu: %s",
+                 tolpath ? tolpath : "(built in)", line, af_strerror(rc));
+    return AF_EXIT_FAIL;
+  }
+  ctx.tol = &tol;
+
+  const af_claim *all[512];
+  size_t total = af_claims_all(all, 512);
+  if (list) {
+    for (size_t k = 0; k < total; k++) {
+      const af_tol_row *r = af_tol_find(&tol, all[k]->tol_key);
+      printf("%-10s %-11s %-13s %-24s %s\n", all[k]->id, all[k]->scheme,
+             af_vstatus_name(all[k]->expected), all[k]->tol_key,
+             all[k]->title);
+      if (r == NULL)
+        printf("           (missing tolerance row '%s')\n", all[k]->tol_key);
+    }
+    af_tol_free(&tol);
+    return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
+
+  af_vrecord *rec = calloc(total ? total : 1, sizeof *rec);
+  if (rec == NULL) {
+    af_tol_free(&tol);
+    af_cli_error("verify: out of memory");
+    return AF_EXIT_FAIL;
+  }
+  FILE *progress = isatty(fileno(stderr)) ? stderr : NULL;
+  size_t n = af_verify_run(rec, total, &ctx, glob, progress);
+  if (n == 0) {
+    af_cli_error("verify: no claim matches '%s'", glob ? glob : "");
+    free(rec);
+    af_tol_free(&tol);
+    return AF_EXIT_USAGE;
+  }
+
+  printf("attnflow %s (commit %s) verify --level %s%s%s\n", af_version(),
+         af_commit(), level, *fault ? " --inject-fault " : "", fault);
+  printf("%-10s %-11s %11s %11s %11s %11s %8s %-13s %s\n", "ID", "scheme",
+         "measured", "predicted", "tolerance", "margin", "seconds", "status",
+         "expected");
+  size_t bad = 0, counts[4] = {0, 0, 0, 0};
+  double secs = 0;
+  for (size_t k = 0; k < n; k++) {
+    const af_vrecord *r = &rec[k];
+    printf("%-10s %-11s", r->claim->id, *r->claim->scheme ? r->claim->scheme : "-");
+    print_value(r->res.measured);
+    print_value(r->res.predicted);
+    print_value(r->res.tolerance);
+    print_value(r->res.margin);
+    printf(" %8.2f %-13s %s%s\n", r->seconds, af_vstatus_name(r->res.status),
+           af_vstatus_name(r->expected), r->ok ? "" : "   <-- UNEXPECTED");
+    if (!r->ok || r->res.status != AF_V_PASS)
+      printf("           %s\n", r->res.note);
+    bad += !r->ok;
+    counts[r->res.status]++;
+    secs += r->seconds;
+  }
+  printf("%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error; "
+         "%zu unexpected; %.1f s\n",
+         n, counts[AF_V_PASS], counts[AF_V_FAIL], counts[AF_V_INCONCLUSIVE],
+         counts[AF_V_ERROR], bad, secs);
+  int status = bad ? AF_EXIT_FAIL : AF_EXIT_OK;
+  if (fflush(stdout) != 0)
+    status = AF_EXIT_FAIL;
+
+  if (json) {
+    af_prov prov;
+    af_prov_init(&prov);
+    rc = af_prov_add_head(&prov, argc, argv);
+    json_ctx jc = {rec, n, level, fault, &prov};
+    if (rc == AF_OK)
+      rc = af_write_atomic(json, write_json, &jc);
+    af_prov_clear(&prov);
+    if (rc != AF_OK) {
+      af_cli_error("verify: cannot write %s: %s", json, af_strerror(rc));
+      status = AF_EXIT_FAIL;
+    }
+  }
+  free(rec);
+  af_tol_free(&tol);
+  return status;
+}
