@@ -480,8 +480,10 @@ static int rates_fill(double *s, double *rho, double t, const double *y,
       sj *= 1.0 + 0.05 * t;
     if (m->fault & AF_FAULT_RADIAL)
       rj *= 1.1;
-    if (!(sj > 0) || !isfinite(sj) || !isfinite(rj))
-      return sj == 0 ? AF_EZERONORM : AF_ENONFINITE;
+    if (!isfinite(sj) || !isfinite(rj))
+      return AF_ENONFINITE;
+    if (!(sj > 0))
+      return AF_ESPEED;
     s[j] = sj;
     rho[j] = rj;
   }

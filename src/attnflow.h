@@ -41,7 +41,8 @@ extern "C" {
   X(AF_EMAXSTEPS, "integrator exceeded the maximum number of steps")           \
   X(AF_ENOPROGRESS, "integrator step size underflow: no progress")             \
   X(AF_EGSL, "integrator failure")                                             \
-  X(AF_EOVERFLOW, "overflow in exp: beta too large for unnormalized attention")
+  X(AF_EOVERFLOW, "overflow in exp: beta too large for unnormalized attention") \
+  X(AF_ESPEED, "speed factor not positive: a token's radius reached zero")
 
 typedef enum {
 #define AF_X_ENUM(code, msg) code,

@@ -31,6 +31,9 @@ int af_cli_verify(int argc, char **argv);
 /* attnflow figure: data of the figures of docs/ (to be added). */
 int af_cli_figure(int argc, char **argv);
 
+/* The whole command line as main received it (for provenance). */
+char **af_cli_argv(int *argc);
+
 /* ------------------------------------------------------------ messages */
 
 /* "attnflow: <message>\n" on stderr. */

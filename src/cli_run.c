@@ -396,6 +396,21 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
     }
   }
 
+  if (c->integ.method == AF_METHOD_LAYERS) {
+    /* The layer maps output at layer boundaries only: t = l h within the
+     * relative 1e-9 that af_integrate accepts (attnflow.h). */
+    for (size_t k = 0; k < c->ntimes; k++) {
+      double l = nearbyint(c->times[k] / c->integ.h);
+      if (fabs(c->times[k] - l * c->integ.h) >
+          1e-9 * fmax(1.0, c->times[k])) {
+        af_cli_error("--method layers: time %.17g is not a multiple of "
+                     "--h %.17g",
+                     c->times[k], c->integ.h);
+        return AF_EXIT_USAGE;
+      }
+    }
+  }
+
   c->kernel = AF_KERNEL_BLAS;
   if (a[O_KERNEL]) {
     int k;
@@ -502,8 +517,7 @@ static int af_run_integrate(af_run_ctx *x) {
 
 /* Final tokens x_j = r_j theta_j / |theta_j| (|theta_j| = 1 up to the
  * integrator's drift), one CSV row each, after the provenance. */
-static int af_run_write_state(void *vctx, FILE *f) {
-  af_run_ctx *x = vctx;
+static int af_run_write_state(FILE *f, const af_run_ctx *x) {
   size_t n = x->c->n, d = x->c->d;
   int rc = af_out_provenance_csv(f, x->prov);
   if (rc == AF_OK && fprintf(f, "# state_t: %.17g\n", x->stats.t_reached) < 0)
@@ -526,7 +540,7 @@ static int af_run_save_cb(FILE *f, void *vctx) {
   x->save_entered = 1;
   int rc = af_run_integrate(x);
   if (rc != AF_OK) return rc;
-  return af_run_write_state(x, f);
+  return af_run_write_state(f, x);
 }
 
 static int af_run_out_cb(FILE *f, void *vctx) {
@@ -564,9 +578,10 @@ static int af_run_out_cb(FILE *f, void *vctx) {
 }
 
 /* Provenance of the run: every parameter, defaults included. */
-static int af_run_provenance(af_prov *p, const af_run_cfg *c, int argc,
-                             char **argv) {
-  int rc = af_prov_add_head(p, argc + 1, argv - 1);
+static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
+  int argc;
+  char **argv = af_cli_argv(&argc);
+  int rc = af_prov_add_head(p, argc, argv);
   if (rc == AF_OK) rc = af_prov_add_str(p, "scheme", c->scheme_name);
   if (rc == AF_OK) rc = af_prov_add_str(p, "attention", af_attn_names[c->attn]);
   if (rc == AF_OK) rc = af_prov_add_ulong(p, "n", (unsigned long)c->n);
@@ -592,7 +607,10 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c, int argc,
   if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
   if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
   if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
-  if (rc == AF_OK) rc = af_prov_add_ulong(p, "max_steps", c->integ.max_steps);
+  /* max_steps 0 means the library's default of 10^7 (attnflow.h). */
+  if (rc == AF_OK)
+    rc = af_prov_add_ulong(p, "max_steps",
+                           c->integ.max_steps ? c->integ.max_steps : 10000000UL);
   if (rc == AF_OK) rc = af_prov_add_str(p, "kernel", af_kernel_names[c->kernel]);
   if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);
@@ -613,7 +631,7 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c, int argc,
     free(s);
   }
   if (rc == AF_OK)
-    rc = af_prov_add_str(p, "save_state", c->save_state ? c->save_state : "");
+    rc = af_prov_add_str(p, "save_state", c->save_state ? c->save_state : "none");
   return rc;
 }
 
@@ -696,7 +714,7 @@ int af_cli_run(int argc, char **argv) {
   /* Scratch and initial state. */
   work = af_work_alloc(c.n, c.d);
   y = malloc(af_state_size(c.n, c.d) * sizeof *y);
-  rows = malloc((c.ntimes * c.nobs ? c.ntimes * c.nobs : 1) * sizeof *rows);
+  rows = malloc(c.ntimes * c.nobs * sizeof *rows); /* both >= 1 */
   itimes = malloc((c.ntimes + 1) * sizeof *itimes);
   if (work == NULL || y == NULL || rows == NULL || itimes == NULL) {
     af_cli_error("%s", af_strerror(AF_ENOMEM));
@@ -731,7 +749,7 @@ int af_cli_run(int argc, char **argv) {
   itimes[0] = 0;
   memcpy(itimes + skip, c.times, c.ntimes * sizeof *itimes);
 
-  rc = af_run_provenance(&prov, &c, argc, argv);
+  rc = af_run_provenance(&prov, &c);
   if (rc != AF_OK) {
     af_cli_error("%s", af_strerror(rc));
     ex = AF_EXIT_FAIL;

@@ -24,6 +24,8 @@ static const af_cli_command af_commands[] = {
      af_cli_run},
     {"schemes", "list the normalization schemes (speed factor, radial rate)",
      af_cli_schemes},
+    {"verify", "check every theorem numerically: PASS, FAIL or INCONCLUSIVE",
+     af_cli_verify},
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 
@@ -44,7 +46,17 @@ static void af_cli_usage(FILE *f) {
           "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
 }
 
+static int af_main_argc;
+static char **af_main_argv;
+
+char **af_cli_argv(int *argc) {
+  *argc = af_main_argc;
+  return af_main_argv;
+}
+
 int main(int argc, char **argv) {
+  af_main_argc = argc;
+  af_main_argv = argv;
   if (argc < 2) {
     af_cli_error("missing command (try 'attnflow --help')");
     return AF_EXIT_USAGE;
