@@ -30,6 +30,40 @@
 
 #include "internal.h"
 
+/* ------------------------------------------------------------ helpers */
+
+static double dot(const double *x, const double *y, size_t d)
+{
+  double s = 0;
+  for (size_t i = 0; i < d; i++)
+    s += x[i] * y[i];
+  return s;
+}
+
+/* Euclidean norm without spurious overflow or underflow: the plain sum of
+ * squares when it is safely inside the normal range (the usual case),
+ * else the sum of squares of x / max|x_i| (LAPACK dnrm2's idea). */
+static double norm2(const double *x, size_t d)
+{
+  double s = dot(x, x, d);
+  if (isfinite(s) && s >= DBL_MIN / DBL_EPSILON)
+    return sqrt(s);
+  double mx = 0;
+  for (size_t i = 0; i < d; i++) {
+    double a = fabs(x[i]);
+    if (!(a <= mx))
+      mx = a; /* also propagates NaN */
+  }
+  if (mx == 0 || !isfinite(mx))
+    return mx;
+  double q = 0;
+  for (size_t i = 0; i < d; i++) {
+    double v = x[i] / mx;
+    q += v * v;
+  }
+  return mx * sqrt(q);
+}
+
 af_work *af_work_alloc(size_t n, size_t d)
 {
   if (n < 1 || d < 1)
@@ -107,28 +141,15 @@ int af_work_directions(af_work *w, const double *y)
   size_t n = w->n, d = w->d;
   for (size_t j = 0; j < n; j++) {
     const double *x = y + j * d;
-    double s = 0;
-    for (size_t i = 0; i < d; i++)
-      s += x[i] * x[i];
+    double s = norm2(x, d);
     if (!isfinite(s) || !isfinite(y[n * d + j]))
       return AF_ENONFINITE;
     if (s == 0)
       return AF_EZERONORM;
-    double inv = 1.0 / sqrt(s);
     for (size_t i = 0; i < d; i++)
-      w->th[j * d + i] = x[i] * inv;
+      w->th[j * d + i] = x[i] / s;
   }
   return AF_OK;
-}
-
-/* ------------------------------------------------------------ helpers */
-
-static double dot(const double *x, const double *y, size_t d)
-{
-  double s = 0;
-  for (size_t i = 0; i < d; i++)
-    s += x[i] * y[i];
-  return s;
 }
 
 /* G = rows V th_k (or th when V is the identity), and gn[k] = |G_k|. */
@@ -276,7 +297,7 @@ static int attention_blas(af_work *w, const af_model *m, const double *Q,
     w->amag[j] *= iz;
     double c = dot(tj, Aj, d);
     w->c[j] = c;
-    w->a[j] = sqrt(dot(Aj, Aj, d));
+    w->a[j] = norm2(Aj, d);
     for (size_t i = 0; i < d; i++)
       Pj[i] = Aj[i] - c * tj[i];
   }
@@ -394,7 +415,7 @@ static int attention_direct(af_work *w, const af_model *m, const double *Q,
         Pj[i] = Aj[i] - c * tj[i];
     }
     w->amag[j] = am * iz;
-    w->a[j] = sqrt(dot(Aj, Aj, d));
+    w->a[j] = norm2(Aj, d);
   }
   return AF_OK;
 }
@@ -424,9 +445,11 @@ static int attention_fill(af_work *w, double t, const double *y,
   if (rc != AF_OK)
     return rc;
   w->nevals++;
+  /* The directions are finite here, so a non-finite output under the
+   * unnormalized USA weights (up to e^beta) is an overflow. */
   for (size_t j = 0; j < w->n; j++)
     if (!isfinite(w->a[j]) || !isfinite(w->c[j]))
-      return AF_ENONFINITE;
+      return m->attn == AF_ATTN_USA ? AF_EOVERFLOW : AF_ENONFINITE;
   return AF_OK;
 }
 
@@ -530,7 +553,7 @@ int af_rhs(double *dy, double t, const double *y, const af_model *m,
      * d theta/dt tangent to the sphere of radius |theta_j| with the
      * same angular velocity. */
     const double *x = y + j * d;
-    double nx = sqrt(dot(x, x, d));
+    double nx = norm2(x, d);
     for (size_t i = 0; i < d; i++)
       dy[j * d + i] = Pj[i] * is * nx;
     dy[n * d + j] = rho[j];

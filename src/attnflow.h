@@ -176,10 +176,12 @@ int af_model_alpha_integrable(const af_model *m);
 
 /* The state is one array y of af_state_size(n, d) = n*d + n doubles:
  * y[j*d .. j*d+d-1] = theta_j (row-major n x d), y[n*d + j] = r_j.
- * The field is extended off the sphere as a function of theta/|theta|
- * only, and its theta part is orthogonal to theta, so |theta_j| is a
- * first integral: the integrators never renormalize, and the deviation
- * from 1 (observable "drift") measures their error on that invariant. */
+ * Off the unit sphere the theta part of the field at theta_j is |theta_j|
+ * times the sphere's field at theta_j/|theta_j|: orthogonal to theta_j,
+ * with the same angular velocity.  So |theta_j| is a first integral and
+ * theta_j/|theta_j| follows the flow exactly: the integrators never
+ * renormalize, and the deviation of |theta_j| from 1 (observable
+ * "drift") measures their error on that invariant. */
 size_t af_state_size(size_t n, size_t d);
 
 /* Kernels for the attention products. */
