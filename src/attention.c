@@ -51,8 +51,10 @@ static double norm2(const double *x, size_t d)
   double mx = 0;
   for (size_t i = 0; i < d; i++) {
     double a = fabs(x[i]);
-    if (!(a <= mx))
-      mx = a; /* also propagates NaN */
+    if (isnan(a))
+      return a;
+    if (a > mx)
+      mx = a;
   }
   if (mx == 0 || !isfinite(mx))
     return mx;

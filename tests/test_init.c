@@ -15,11 +15,14 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -111,11 +114,13 @@ START_TEST(test_uniform)
   size_t line = 99;
   AFT_OK(af_init_state(y, &line, "uniform", n, d, NAN, aft_seed(11)));
   ck_assert_uint_eq(line, 0);
-  check_unit(y, n, d, "uniform");
+  char label[64];
+  snprintf(label, sizeof label, "uniform seed %lu", aft_seed(11));
+  check_unit(y, n, d, label);
   for (size_t j = 0; j < n; j++)
     ck_assert_msg(y[n * d + j] == 1.0, "uniform r_%zu = %.17g, want 1 (r0 NaN)", j,
                   y[n * d + j]);
-  check_uniform_stats(y, n, d, "uniform");
+  check_uniform_stats(y, n, d, label);
   /* r0 given: every radius equals it exactly. */
   AFT_OK(af_init_state(y, &line, "uniform", n, d, 2.5, aft_seed(11)));
   for (size_t j = 0; j < n; j++)
@@ -147,8 +152,10 @@ START_TEST(test_gaussian)
   const size_t n = 2000, d = 4;
   double *y = new_state(n, d);
   AFT_OK(af_init_state(y, NULL, "gaussian", n, d, NAN, aft_seed(12)));
-  check_unit(y, n, d, "gaussian");
-  check_uniform_stats(y, n, d, "gaussian");
+  char label[64];
+  snprintf(label, sizeof label, "gaussian seed %lu", aft_seed(12));
+  check_unit(y, n, d, label);
+  check_uniform_stats(y, n, d, label);
   /* r = |x| with x ~ N(0, I_d): r^2 ~ chi^2_d, mean d, variance 2d; the
    * sample mean of n values is within 6 sd = 6 sqrt(2d/n) of d. */
   double s = 0;
@@ -161,7 +168,7 @@ START_TEST(test_gaussian)
       distinct++;
   }
   ck_assert_msg(distinct > 0, "gaussian radii are all equal: r0 NaN must keep the norms");
-  AFT_CLOSE("gaussian mean r^2", s / (double) n, (double) d, 0.0,
+  AFT_CLOSE(label, s / (double) n, (double) d, 0.0,
             ZMAX * sqrt(2.0 * (double) d / (double) n));
   /* The directions must not depend on r0; r0 overrides every radius. */
   double *y2 = new_state(n, d);
@@ -230,6 +237,7 @@ START_TEST(test_cap)
     char spec[64];
     snprintf(spec, sizeof spec, "cap:%.17g", deltas[k]);
     AFT_OK(af_init_state(y, NULL, spec, n, d, NAN, aft_seed(13) + k));
+    fprintf(stderr, "%s seed %lu: min cosine %.17g\n", spec, aft_seed(13) + k, min_cos(y, n, d));
     check_unit(y, n, d, spec);
     double mc = min_cos(y, n, d);
     /* Contract: cosines >= 1 - DELTA, up to the rounding of the cosines. */
@@ -243,6 +251,30 @@ START_TEST(test_cap)
   /* DELTA = 0: all cosines >= 1, i.e. every token at the same point. */
   AFT_OK(af_init_state(y, NULL, "cap:0", n, d, NAN, aft_seed(13)));
   AFT_CLOSE("cap:0 min cosine", min_cos(y, n, d), 1.0, 0.0, (2.0 * d + 8.0) * EPS);
+  free(y);
+}
+END_TEST
+
+/* d = 1: the sphere S^0 = {-1, 1}; uniform picks both signs, a cap of
+ * DELTA < 2 is one point, hemisphere is +1. */
+START_TEST(test_dim_one)
+{
+  const size_t n = 64, d = 1;
+  double *y = new_state(n, d);
+  AFT_OK(af_init_state(y, NULL, "uniform", n, d, NAN, aft_seed(15)));
+  int plus = 0;
+  for (size_t j = 0; j < n; j++) {
+    ck_assert(y[j] == 1.0 || y[j] == -1.0);
+    plus += y[j] > 0;
+  }
+  /* Binomial(64, 1/2): 0 or 64 plus signs has probability 1e-19. */
+  ck_assert(plus > 0 && plus < (int) n);
+  AFT_OK(af_init_state(y, NULL, "cap:0.5", n, d, NAN, aft_seed(15)));
+  for (size_t j = 1; j < n; j++)
+    ck_assert(y[j] == y[0] && fabs(y[j]) == 1.0);
+  AFT_OK(af_init_state(y, NULL, "hemisphere", n, d, NAN, aft_seed(15)));
+  for (size_t j = 0; j < n; j++)
+    ck_assert(y[j] == 1.0);
   free(y);
 }
 END_TEST
@@ -282,6 +314,7 @@ START_TEST(test_hemisphere)
   const size_t n = 2000, d = 3;
   double *y = new_state(n, d);
   AFT_OK(af_init_state(y, NULL, "hemisphere", n, d, NAN, aft_seed(14)));
+  fprintf(stderr, "hemisphere seed %lu\n", aft_seed(14));
   check_unit(y, n, d, "hemisphere");
   for (size_t j = 0; j < n; j++) {
     ck_assert_msg(y[j * d] > 0, "hemisphere theta_%zu[0] = %.17g", j, y[j * d]);
@@ -436,9 +469,23 @@ START_TEST(test_file_good)
   AFT_CLOSE("file theta_2[0]", y[4], sqrt(0.5), 4 * EPS, 0);
   AFT_CLOSE("file theta_2[1]", y[5], -sqrt(0.5), 4 * EPS, 0);
   AFT_CLOSE("file r_2", y[n * d + 2], 1e-3 * sqrt(2.0), 4 * EPS, 0);
-  /* No trailing newline, CRLF line ends are a common export format. */
+  /* No trailing newline; CRLF line ends; blanks and tabs as separators. */
   AFT_OK(read_text(y, &line, "1,0\n0,1\n0,-2", n, d));
   AFT_CLOSE("file r_2 (no final newline)", y[n * d + 2], 2.0, 0, 0);
+  AFT_OK(read_text(y, &line, "1,0\r\n\r\n0,1\r\n0,-2\r\n", n, d));
+  AFT_CLOSE("file r_2 (CRLF)", y[n * d + 2], 2.0, 0, 0);
+  AFT_OK(read_text(y, &line, "1 0\n0\t1\n0 ,-2\n", n, d));
+  AFT_CLOSE("file r_2 (blanks)", y[n * d + 2], 2.0, 0, 0);
+  /* r0 given: directions from the file, every radius r0. */
+  char *path = write_temp("3,4\n0,1\n0,-2\n");
+  char spec[700];
+  snprintf(spec, sizeof spec, "file:%s", path);
+  AFT_OK(af_init_state(y, &line, spec, n, d, 0.25, 1));
+  AFT_CLOSE("file r0: theta_0[0]", y[0], 0.6, 2 * EPS, 0);
+  for (size_t j = 0; j < n; j++)
+    ck_assert_msg(y[n * d + j] == 0.25, "file r0: r_%zu = %.17g", j, y[n * d + j]);
+  unlink(path);
+  free(path);
   free(y);
   remove_tmpdir();
 }
@@ -470,12 +517,17 @@ START_TEST(test_file_errors)
   ck_assert_msg(rc == AF_ENONFINITE || rc == AF_EPARSE, "inf entry returned %s",
                 af_status_name(rc));
   ck_assert_uint_eq(line, 3);
+  /* Finite entries whose squared norm overflows. */
+  AFT_STATUS(read_text(y, &line, "1,0\n1e200,1e200\n1,1\n", n, d), AF_ENONFINITE);
+  ck_assert_uint_eq(line, 2);
   /* Zero row: no direction. */
   AFT_STATUS(read_text(y, &line, "1,0\n\n0,0\n1,1\n", n, d), AF_EZERONORM);
   ck_assert_uint_eq(line, 3);
-  /* Row count. */
+  /* Row count (too few: the line after the last one). */
   AFT_STATUS(read_text(y, &line, "1,0\n0,1\n", n, d), AF_EDIM);
+  ck_assert_uint_eq(line, 3);
   AFT_STATUS(read_text(y, &line, "1,0\n0,1\n1,1\n2,2\n", n, d), AF_EDIM);
+  ck_assert_uint_eq(line, 4);
   AFT_STATUS(read_text(y, &line, "", n, d), AF_EDIM);
   AFT_STATUS(read_text(y, &line, "# only a comment\n\n", n, d), AF_EDIM);
   /* Missing file. */
@@ -487,6 +539,10 @@ START_TEST(test_file_errors)
   char spec[700];
   snprintf(spec, sizeof spec, "file:%s", path);
   AFT_STATUS(af_init_state(y, &line, spec, n, d, NAN, 1), AF_EIO);
+  AFT_STATUS(af_init_read_file(NULL, &line, path, n, d), AF_EINVAL);
+  AFT_STATUS(af_init_read_file(y, &line, NULL, n, d), AF_EINVAL);
+  AFT_STATUS(af_init_read_file(y, NULL, path, 0, d), AF_EINVAL);
+  AFT_STATUS(af_init_read_file(y, NULL, path, n, 0), AF_EINVAL);
   /* A directory is not a token file. */
   rc = af_init_read_file(y, &line, tmpdir, n, d);
   ck_assert_msg(rc == AF_EIO || rc == AF_EPARSE, "reading a directory returned %s",
@@ -600,11 +656,79 @@ START_TEST(test_write_atomic)
     AFT_STATUS(af_write_atomic(bad, writer, &c), AF_EIO);
     rmdir(ro);
   }
+  /* The target is a directory: rename fails, the temporary file goes. */
+  char sub[650];
+  snprintf(sub, sizeof sub, "%s/subdir", tmpdir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  AFT_STATUS(af_write_atomic(sub, writer, &c), AF_EIO);
+  ck_assert_int_eq(count_entries(), 2);
+  rmdir(sub);
   /* Invalid arguments. */
   AFT_STATUS(af_write_atomic(NULL, writer, &c), AF_EINVAL);
   AFT_STATUS(af_write_atomic(path, NULL, &c), AF_EINVAL);
   AFT_STATUS(af_write_atomic("", writer, &c), AF_EINVAL);
   remove_tmpdir();
+}
+END_TEST
+
+/* A write that fails for real (file size limit, as on a full disk): the
+ * flush fails, AF_EIO, the old file stays, no temporary file.  Runs in its
+ * own process under Check's fork mode; the limit is restored anyway. */
+struct bigctx {
+  size_t bytes;
+};
+
+static int big_writer(FILE *f, void *ctx)
+{
+  struct bigctx *b = ctx;
+  for (size_t i = 0; i < b->bytes; i++)
+    fputc('x', f);
+  return AF_OK;
+}
+
+START_TEST(test_write_atomic_efbig)
+{
+  make_tmpdir();
+  char path[600];
+  snprintf(path, sizeof path, "%s/out.txt", tmpdir);
+  struct wctx c = {"old\n", AF_OK, 0};
+  AFT_OK(af_write_atomic(path, writer, &c));
+  struct rlimit old, lim;
+  ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
+  lim = old;
+  lim.rlim_cur = 4096;
+  void (*prev)(int) = signal(SIGXFSZ, SIG_IGN); /* EFBIG instead of a signal */
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &lim), 0);
+  struct bigctx b = {1 << 16};
+  int rc = af_write_atomic(path, big_writer, &b);
+  ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &old), 0);
+  signal(SIGXFSZ, prev);
+  AFT_STATUS(rc, AF_EIO);
+  char *s = slurp(path);
+  ck_assert_str_eq(s, "old\n");
+  free(s);
+  ck_assert_int_eq(count_entries(), 1);
+  remove_tmpdir();
+}
+END_TEST
+
+/* stdout that cannot be written (/dev/full): AF_EIO from "-". */
+START_TEST(test_write_stdout_full)
+{
+  int full = open("/dev/full", O_WRONLY);
+  if (full < 0)
+    return; /* no /dev/full: nothing to check here */
+  fflush(stdout);
+  int saved = dup(STDOUT_FILENO);
+  ck_assert_int_ge(saved, 0);
+  ck_assert_int_ge(dup2(full, STDOUT_FILENO), 0);
+  struct wctx c = {"to /dev/full\n", AF_OK, 0};
+  int rc = af_write_atomic("-", writer, &c);
+  clearerr(stdout);
+  ck_assert_int_ge(dup2(saved, STDOUT_FILENO), 0);
+  close(saved);
+  close(full);
+  AFT_STATUS(rc, AF_EIO);
 }
 END_TEST
 
@@ -629,6 +753,7 @@ static Suite *init_suite(void)
   tcase_add_test(tc, test_orthonormal);
   tcase_add_test(tc, test_cap);
   tcase_add_test(tc, test_cap_check_can_fail);
+  tcase_add_test(tc, test_dim_one);
   tcase_add_test(tc, test_cap_invalid);
   tcase_add_test(tc, test_hemisphere);
   tcase_add_test(tc, test_seeds);
@@ -639,6 +764,8 @@ static Suite *init_suite(void)
   tcase_add_test(tf, test_file_errors);
   tcase_add_test(tf, test_write_atomic);
   tcase_add_test(tf, test_write_stdout);
+  tcase_add_test(tf, test_write_atomic_efbig);
+  tcase_add_test(tf, test_write_stdout_full);
   suite_add_tcase(s, tf);
   return s;
 }
