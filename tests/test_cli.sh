@@ -356,7 +356,9 @@ elif command -v setpriv >/dev/null 2>&1 &&
   setpriv --reuid=65534 --regid=65534 --clear-groups "$AF" $BASE --out "$tmp/ro/x.csv" \
     >"$tmp/stdout" 2>"$tmp/stderr"
   st=$?
-  if [ $st -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && [ -z "$(ls -A "$tmp/ro")" ]; then
+  # A coverage build run as nobody cannot write its .gcda files; gcov's
+  # "profiling:" complaints are not the command's output.
+  if [ $st -eq 1 ] && [ "$(grep -vc '^profiling:' "$tmp/stderr")" -eq 1 ] && [ -z "$(ls -A "$tmp/ro")" ]; then
     ok "output in a read-only directory (as nobody; exit 1: $(cat "$tmp/stderr"))"
   else
     notok "output in a read-only directory" "exit $st, $(tr '\n' '|' <"$tmp/stderr") files: $(ls -A "$tmp/ro")"
