@@ -26,6 +26,7 @@ static const af_cli_command af_commands[] = {
      af_cli_schemes},
     {"verify", "check every theorem numerically: PASS, FAIL or INCONCLUSIVE",
      af_cli_verify},
+    {"figure", "write the data of a figure of docs/figures.md", af_cli_figure},
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 

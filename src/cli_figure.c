@@ -1,0 +1,853 @@
+/* cli_figure.c -- `attnflow figure NAME`: write the data of one figure of
+ * docs/figures.md as CSV (provenance block of "# key: value" lines, one
+ * header line, rows of %.17g numbers).  The gnuplot scripts in
+ * docs/figures/ read these files; `make figures` runs both.
+ *
+ * Each figure computes its whole table in memory first and writes it with
+ * af_write_atomic, so a failed run leaves no file.  Long figures report
+ * progress on stderr only when stderr is a terminal.
+ *
+ * Figures (see docs/figures.md for captions and claim IDs):
+ *   f1  gamma(t) of the six schemes from the T4.1 scalar ODEs, n = 256,
+ *       beta = 5, with n = d = 8 particle runs against the n = 8 ODE
+ *   c1  discretization panel of case C1: public step (Post-LN layer map,
+ *       h = 0.1) vs h = 0.01 vs adaptive rk8pd vs a tight reference
+ *   c2  case C2, metastable staircase on the circle: clusters, energy
+ *   f2  random-weights experiment: layer maps of every scheme with
+ *       Kaiming-random Q, K, V per layer
+ *   c5  case C5: beta*(t), largest beta with gamma(t) >= 1 - 10^-3
+ */
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output.h"
+#include "theory.h"
+
+/* ------------------------------------------------------------ table */
+
+typedef struct {
+  af_prov prov;
+  size_t ncol, nrow;
+  char **names; /* ncol column names */
+  double *v;    /* nrow x ncol, NaN where a value does not exist */
+} fig_table;
+
+static void fig_table_init(fig_table *t) {
+  memset(t, 0, sizeof *t);
+  af_prov_init(&t->prov);
+}
+
+static void fig_table_free(fig_table *t) {
+  for (size_t k = 0; k < t->ncol; k++) free(t->names[k]);
+  free(t->names);
+  free(t->v);
+  af_prov_clear(&t->prov);
+}
+
+/* Append a column named printf(fmt, ...); returns its index or -1. */
+static long fig_col(fig_table *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static long fig_col(fig_table *t, const char *fmt, ...) {
+  char buf[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char **nn = realloc(t->names, (t->ncol + 1) * sizeof *nn);
+  if (nn == NULL) return -1;
+  t->names = nn;
+  t->names[t->ncol] = malloc(strlen(buf) + 1);
+  if (t->names[t->ncol] == NULL) return -1;
+  strcpy(t->names[t->ncol], buf);
+  return (long)t->ncol++;
+}
+
+/* Allocate the rows once every column exists; all values NaN. */
+static int fig_rows(fig_table *t, size_t nrow) {
+  t->nrow = nrow;
+  t->v = malloc(nrow * t->ncol * sizeof *t->v);
+  if (t->v == NULL) return AF_ENOMEM;
+  for (size_t k = 0; k < nrow * t->ncol; k++) t->v[k] = NAN;
+  return AF_OK;
+}
+
+static double *fig_at(fig_table *t, size_t row, long col) {
+  return t->v + row * t->ncol + (size_t)col;
+}
+
+static int fig_write_cb(FILE *f, void *vctx) {
+  fig_table *t = vctx;
+  int rc = af_out_provenance_csv(f, &t->prov);
+  if (rc == AF_OK)
+    rc = af_out_csv_header(f, (const char *const *)t->names, t->ncol);
+  for (size_t r = 0; r < t->nrow && rc == AF_OK; r++)
+    rc = af_out_csv_row(f, t->v + r * t->ncol, t->ncol);
+  return rc;
+}
+
+/* ------------------------------------------------------------ context */
+
+typedef struct {
+  const char *name;
+  int quick;
+  unsigned long seed;
+  FILE *progress; /* stderr if it is a terminal, else NULL */
+} fig_cfg;
+
+static void fig_note(const fig_cfg *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void fig_note(const fig_cfg *c, const char *fmt, ...) {
+  if (c->progress == NULL) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(c->progress, "\r%-70s\rfigure %s: ", "", c->name);
+  vfprintf(c->progress, fmt, ap);
+  fflush(c->progress);
+  va_end(ap);
+}
+
+static void fig_note_done(const fig_cfg *c) {
+  if (c->progress) fprintf(c->progress, "\r%-70s\r", "");
+}
+
+/* Standard head: version, commit, command, figure, quick flag. */
+static int fig_prov_head(fig_table *t, const fig_cfg *c) {
+  int argc;
+  char **argv = af_cli_argv(&argc);
+  int rc = af_prov_add_head(&t->prov, argc, argv);
+  if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "figure", c->name);
+  if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "quick", c->quick ? "yes" : "no");
+  return rc;
+}
+
+static int fig_prov_integ(fig_table *t, const char *prefix,
+                          const af_integ_opts *o) {
+  char key[64];
+  snprintf(key, sizeof key, "%smethod", prefix);
+  int rc = af_prov_add_str(&t->prov, key, af_method_name(o->method));
+  if (rc != AF_OK) return rc;
+  if (af_method_fixed(o->method)) {
+    snprintf(key, sizeof key, "%sh", prefix);
+    return af_prov_add_double(&t->prov, key, o->h);
+  }
+  snprintf(key, sizeof key, "%srtol", prefix);
+  rc = af_prov_add_double(&t->prov, key, o->rtol);
+  snprintf(key, sizeof key, "%satol", prefix);
+  if (rc == AF_OK) rc = af_prov_add_double(&t->prov, key, o->atol);
+  return rc;
+}
+
+/* Output grid 0, dt, ..., t_end (exact multiples k*dt). */
+static double *fig_linear_times(size_t *nt, double t_end, double dt) {
+  size_t n = (size_t)nearbyint(t_end / dt) + 1;
+  double *t = malloc(n * sizeof *t);
+  if (t == NULL) return NULL;
+  for (size_t k = 0; k < n; k++) t[k] = (double)k * dt;
+  *nt = n;
+  return t;
+}
+
+/* Collects observables (or whole states) at the output times. */
+typedef struct {
+  const af_model *m;
+  af_work *w;
+  double cluster_cos;
+  size_t k, nt;
+  double *obs;    /* nt x AF_OBS_COUNT, or NULL */
+  double *states; /* nt x state size, or NULL */
+  size_t ssize;
+} fig_collect;
+
+static int fig_collect_cb(double t, const double *y, void *vctx) {
+  fig_collect *x = vctx;
+  if (x->k >= x->nt) return AF_EINVAL;
+  if (x->obs) {
+    int rc = af_observe(x->obs + x->k * AF_OBS_COUNT, t, y, x->cluster_cos,
+                        x->m, x->w);
+    if (rc != AF_OK) return rc;
+  }
+  if (x->states) memcpy(x->states + x->k * x->ssize, y, x->ssize * sizeof *y);
+  x->k++;
+  return AF_OK;
+}
+
+/* Integrate y (in place) over times, collecting observables into obs
+ * (nt x AF_OBS_COUNT) and states (nt x state size); either may be NULL. */
+static int fig_run(double *obs, double *states, double *y, const double *times,
+                   size_t nt, const af_model *m, const af_integ_opts *o,
+                   double cluster_cos) {
+  af_work *w = af_work_alloc(m->n, m->d);
+  if (w == NULL) return AF_ENOMEM;
+  fig_collect x = {m, w, cluster_cos, 0, nt, obs, states,
+                   af_state_size(m->n, m->d)};
+  af_integ_stats st;
+  int rc = af_integrate(y, times, nt, m, o, w, fig_collect_cb, &x, &st);
+  if (rc == AF_OK && x.k != nt) rc = AF_EINVAL;
+  af_work_free(w);
+  return rc;
+}
+
+static const char *fig_scheme_name(int s) {
+  return af_scheme_get((af_scheme_id)s)->name;
+}
+
+/* ------------------------------------------------------------ F1 */
+
+/* ln of the T4.1b terminal law of 1 - gamma (without its constant C). */
+static double fig_ln_law(const af_t41_terminal *law, const af_t41_params *p,
+                         double t) {
+  if (strcmp(law->form, "exp") == 0) return -law->exponent * t;
+  if (strcmp(law->form, "power") == 0) return -law->exponent * log(t);
+  if (strcmp(law->form, "exp-sqrt") == 0) return -law->exponent * sqrt(t + 1);
+  /* exp-int-alpha: int_0^t alpha (1+s)^-q ds. */
+  double q = p->alpha_decay, ia;
+  if (q == 0)
+    ia = p->alpha * t;
+  else if (q == 1)
+    ia = p->alpha * log1p(t);
+  else
+    ia = p->alpha * (pow(1 + t, 1 - q) - 1) / (1 - q);
+  return -law->exponent * ia;
+}
+
+static int fig_f1(fig_table *T, const fig_cfg *c) {
+  const size_t n = 256, np = 8; /* ODE n; particles n = d = np */
+  const double beta = 5;
+  /* Grid: linear to t_lin (the transient and the exponential laws), then
+   * log-spaced to t_max (the power laws). */
+  const double t_lin = c->quick ? 20 : 100, dt = c->quick ? 0.5 : 0.25;
+  const double t_max = c->quick ? 1e3 : 1e5;
+  const size_t nlog = c->quick ? 20 : 120;
+  size_t nlin;
+  double *lin = fig_linear_times(&nlin, t_lin, dt);
+  if (lin == NULL) return AF_ENOMEM;
+  size_t nt = nlin + nlog;
+  double *times = realloc(lin, nt * sizeof *times);
+  if (times == NULL) {
+    free(lin);
+    return AF_ENOMEM;
+  }
+  for (size_t k = 1; k <= nlog; k++)
+    times[nlin + k - 1] =
+        pow(10, log10(t_lin) + (log10(t_max) - log10(t_lin)) * (double)k /
+                                   (double)nlog);
+  af_integ_opts po;
+  af_integ_opts_init(&po);
+  po.method = AF_METHOD_RK8PD;
+  po.rtol = 1e-12; /* tight: the particle gap is followed to ~1e-20 */
+  po.atol = 1e-14;
+
+  int rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
+  af_t41_params p0;
+  af_t41_params_init(&p0, n, beta, AF_POST_LN);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "r0", p0.r0);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", p0.alpha);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", p0.alpha_decay);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "tau", p0.tau);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "ode",
+                         "T4.1 scalar ODEs (af_t41_solve), GSL rk8pd in u = "
+                         "log(1-gamma), default tolerances rtol 1e-14 atol 1e-16");
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "particles",
+                         "n = d = %zu, init orthonormal, r0 1, Q = K = V = I",
+                         np);
+  if (rc == AF_OK) rc = fig_prov_integ(T, "", &po);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "seed", "unused (deterministic start)");
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "times",
+                         "0:%g:%g, then %zu log-spaced to %g", dt, t_lin, nlog,
+                         t_max);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "per scheme S: gamma_S gap_S r_S (n ODE), lncomp_S = "
+                         "ln(gap/law(t)) (T4.1b, NaN where gap underflows), "
+                         "gamma8_S gap8_S (n = 8 ODE), pcos8_S pgap8_S pr8_S "
+                         "(n = d = 8 particles: cos_mean, gap_mean, r_mean)");
+  enum { F1_G, F1_GAP, F1_R, F1_COMP, F1_G8, F1_GAP8, F1_PC, F1_PGAP, F1_PR, F1_NC };
+  static const char *const suffix[F1_NC] = {"gamma", "gap", "r", "lncomp",
+                                            "gamma8", "gap8", "pcos8",
+                                            "pgap8", "pr8"};
+  long ct = fig_col(T, "t"), col[AF_SCHEME_COUNT][F1_NC];
+  for (int s = 0; s < AF_SCHEME_COUNT; s++)
+    for (int k = 0; k < F1_NC; k++) {
+      col[s][k] = fig_col(T, "%s_%s", suffix[k], fig_scheme_name(s));
+      if (col[s][k] < 0) rc = AF_ENOMEM;
+    }
+  if (ct < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nt);
+  double *g = malloc(nt * sizeof *g), *w = malloc(nt * sizeof *w),
+         *r = malloc(nt * sizeof *r);
+  double *obs = malloc(nt * AF_OBS_COUNT * sizeof *obs);
+  double *y = malloc(af_state_size(np, np) * sizeof *y);
+  if (!g || !w || !r || !obs || !y) rc = AF_ENOMEM;
+  for (size_t k = 0; k < nt && rc == AF_OK; k++) *fig_at(T, k, ct) = times[k];
+
+  for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
+    const char *sn = fig_scheme_name(s);
+    af_t41_params p;
+    af_t41_params_init(&p, n, beta, (af_scheme_id)s);
+    af_t41_terminal law;
+    double v0;
+    fig_note(c, "%s: scalar ODE", sn);
+    rc = af_t41_solve(g, w, r, times, nt, &p);
+    if (rc == AF_OK) rc = af_t41_initial_velocity(&v0, &p);
+    if (rc == AF_OK) rc = af_t41_terminal_law(&law, (af_scheme_id)s);
+    if (rc != AF_OK) break;
+    double lnC = NAN, tC = NAN;
+    for (size_t k = 0; k < nt; k++) {
+      *fig_at(T, k, col[s][F1_G]) = g[k];
+      *fig_at(T, k, col[s][F1_GAP]) = w[k];
+      *fig_at(T, k, col[s][F1_R]) = r[k];
+      /* ln(gap / law) where gap is a normal number (below DBL_MIN it has
+       * lost relative accuracy or underflowed to 0). */
+      if (times[k] > 0 && w[k] >= DBL_MIN) {
+        double lc = log(w[k]) - fig_ln_law(&law, &p, times[k]);
+        *fig_at(T, k, col[s][F1_COMP]) = lc;
+        lnC = lc;
+        tC = times[k];
+      }
+    }
+    char key[64];
+    snprintf(key, sizeof key, "v0_%s", sn);
+    rc = af_prov_add_double(&T->prov, key, v0);
+    snprintf(key, sizeof key, "law_%s", sn);
+    if (rc == AF_OK) rc = af_prov_add_str(&T->prov, key, law.text);
+    snprintf(key, sizeof key, "C_%s", sn);
+    if (rc == AF_OK)
+      rc = af_prov_add_fmt(&T->prov, key,
+                           "%.6g (gap/law at t = %.6g, last normal gap)",
+                           exp(lnC), tC);
+    if (rc != AF_OK) break;
+
+    /* n = 8: the scalar ODE and the particle system. */
+    af_t41_params_init(&p, np, beta, (af_scheme_id)s);
+    rc = af_t41_solve(g, w, NULL, times, nt, &p);
+    if (rc != AF_OK) break;
+    fig_note(c, "%s: n = d = %zu particles", sn, np);
+    af_model m;
+    af_model_init(&m, np, np, beta, (af_scheme_id)s);
+    m.alpha = p.alpha;
+    m.alpha_decay = p.alpha_decay;
+    m.tau = p.tau;
+    size_t line;
+    rc = af_init_state(y, &line, "orthonormal", np, np, p.r0, 0);
+    if (rc == AF_OK) rc = fig_run(obs, NULL, y, times, nt, &m, &po, 0.9999);
+    if (rc != AF_OK) break;
+    /* Agreement of particles with the ODE while the gap is at least
+     * 1e-6 (descriptive statistic for the caption, not a pass/fail). */
+    double dcos = 0, dgap = 0;
+    for (size_t k = 0; k < nt; k++) {
+      const double *o = obs + k * AF_OBS_COUNT;
+      *fig_at(T, k, col[s][F1_G8]) = g[k];
+      *fig_at(T, k, col[s][F1_GAP8]) = w[k];
+      *fig_at(T, k, col[s][F1_PC]) = o[AF_OBS_cos_mean];
+      *fig_at(T, k, col[s][F1_PGAP]) = o[AF_OBS_gap_mean];
+      *fig_at(T, k, col[s][F1_PR]) = o[AF_OBS_r_mean];
+      dcos = fmax(dcos, fabs(o[AF_OBS_cos_mean] - g[k]));
+      if (w[k] >= 1e-6)
+        dgap = fmax(dgap, fabs(o[AF_OBS_gap_mean] - w[k]) / w[k]);
+    }
+    snprintf(key, sizeof key, "particles_vs_ode_%s", sn);
+    rc = af_prov_add_fmt(&T->prov, key,
+                         "max |cos_mean - gamma| = %.3g, max rel. gap "
+                         "difference (gap >= 1e-6) = %.3g",
+                         dcos, dgap);
+  }
+  fig_note_done(c);
+  free(g);
+  free(w);
+  free(r);
+  free(obs);
+  free(y);
+  free(times);
+  return rc;
+}
+
+/* ------------------------------------------------------------ C1 */
+
+/* Largest |theta_j^a - theta_j^b| over tokens (directions normalized). */
+static double fig_max_dist(const double *ya, const double *yb, size_t n,
+                           size_t d) {
+  double worst = 0;
+  for (size_t j = 0; j < n; j++) {
+    const double *a = ya + j * d, *b = yb + j * d;
+    double na = 0, nb = 0, q = 0;
+    for (size_t i = 0; i < d; i++) {
+      na += a[i] * a[i];
+      nb += b[i] * b[i];
+    }
+    na = sqrt(na);
+    nb = sqrt(nb);
+    for (size_t i = 0; i < d; i++) {
+      double e = a[i] / na - b[i] / nb;
+      q += e * e;
+    }
+    worst = fmax(worst, sqrt(q));
+  }
+  return worst;
+}
+
+static int fig_c1(fig_table *T, const fig_cfg *c) {
+  const size_t n = c->quick ? 16 : 64, d = 3;
+  const double beta = 1, t_end = c->quick ? 3 : 15, dt = 0.1;
+  enum { R_H1, R_H2, R_ADAPT, R_REF, R_N };
+  static const char *const rname[R_N] = {"layers_h0.1", "layers_h0.01",
+                                         "rk8pd", "ref"};
+  af_integ_opts o[R_N];
+  for (int k = 0; k < R_N; k++) af_integ_opts_init(&o[k]);
+  o[R_H1].method = AF_METHOD_LAYERS;
+  o[R_H1].h = 0.1;
+  o[R_H2].method = AF_METHOD_LAYERS;
+  o[R_H2].h = 0.01;
+  o[R_ADAPT].method = AF_METHOD_RK8PD; /* library defaults 1e-10, 1e-12 */
+  /* Reference: rk8pd with fixed steps h = 0.005 (global error ~ h^8, far
+   * below the other runs' differences; its own step sequence, unlike a
+   * tighter adaptive run, which here takes the same steps as rk8pd).  An
+   * MPFR reference (mp-gauss, 128 bits) took 20 s already for n = 16,
+   * t <= 3, too slow for this figure. */
+  o[R_REF].method = AF_METHOD_RK8PD;
+  o[R_REF].fixed = 1;
+  o[R_REF].h = 0.005;
+  size_t nt;
+  double *times = fig_linear_times(&nt, t_end, dt);
+  if (times == NULL) return AF_ENOMEM;
+  size_t ss = af_state_size(n, d);
+  double *y0 = malloc(ss * sizeof *y0), *y = malloc(ss * sizeof *y);
+  double *obs[R_N] = {0}, *st[R_N] = {0};
+  int rc = (y0 && y) ? AF_OK : AF_ENOMEM;
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    obs[k] = malloc(nt * AF_OBS_COUNT * sizeof *obs[k]);
+    st[k] = malloc(nt * ss * sizeof *st[k]);
+    if (!obs[k] || !st[k]) rc = AF_ENOMEM;
+  }
+  af_model m;
+  af_model_init(&m, n, d, beta, AF_POST_LN);
+  size_t line;
+  if (rc == AF_OK) rc = af_init_state(y0, &line, "uniform", n, d, 1.0, c->seed);
+
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln");
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "init", "uniform (Gaussian, normalized)");
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    char pre[32];
+    snprintf(pre, sizeof pre, "%s_", rname[k]);
+    rc = fig_prov_integ(T, pre, &o[k]);
+  }
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "ref_fixed_steps", "yes");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "cos_R = mean pairwise cosine of run R; dcos_R = "
+                         "cos_R - cos_ref; dx_R = max_j |theta_j^R - "
+                         "theta_j^ref|");
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    fig_note(c, "run %s", rname[k]);
+    memcpy(y, y0, ss * sizeof *y);
+    rc = fig_run(obs[k], st[k], y, times, nt, &m, &o[k], 0.9999);
+  }
+  fig_note_done(c);
+  long ct = fig_col(T, "t"), cc[R_N], cd[R_N], cx[R_N];
+  for (int k = 0; k < R_N; k++) cc[k] = fig_col(T, "cos_%s", rname[k]);
+  for (int k = 0; k < R_REF; k++) cd[k] = fig_col(T, "dcos_%s", rname[k]);
+  for (int k = 0; k < R_REF; k++) cx[k] = fig_col(T, "dx_%s", rname[k]);
+  if (ct < 0 || cx[R_REF - 1] < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nt);
+  for (size_t i = 0; i < nt && rc == AF_OK; i++) {
+    *fig_at(T, i, ct) = times[i];
+    double ref = obs[R_REF][i * AF_OBS_COUNT + AF_OBS_cos_mean];
+    for (int k = 0; k < R_N; k++)
+      *fig_at(T, i, cc[k]) = obs[k][i * AF_OBS_COUNT + AF_OBS_cos_mean];
+    for (int k = 0; k < R_REF; k++) {
+      *fig_at(T, i, cd[k]) = obs[k][i * AF_OBS_COUNT + AF_OBS_cos_mean] - ref;
+      *fig_at(T, i, cx[k]) =
+          fig_max_dist(st[k] + i * ss, st[R_REF] + i * ss, n, d);
+    }
+  }
+  for (int k = 0; k < R_N; k++) {
+    free(obs[k]);
+    free(st[k]);
+  }
+  free(y0);
+  free(y);
+  free(times);
+  return rc;
+}
+
+/* ------------------------------------------------------------ C2 */
+
+/* The fixed separated start of case C2 (cases.md: two near angle 0, one
+ * near 1.82 rad, two near pi), exact angles in radians. */
+static const double fig_c2_angles[5] = {-0.1, 0.1, 1.82, 3.04, 3.24};
+
+static int fig_c2(fig_table *T, const fig_cfg *c) {
+  const size_t n = 5, d = 2;
+  const double beta = 4, t_end = c->quick ? 40 : 400, dt = 0.5;
+  enum { R_LAY, R_ADAPT, R_REF, R_N };
+  static const char *const rname[R_N] = {"layers_h0.1", "rk8pd", "ref"};
+  af_integ_opts o[R_N];
+  for (int k = 0; k < R_N; k++) af_integ_opts_init(&o[k]);
+  o[R_LAY].method = AF_METHOD_LAYERS;
+  o[R_LAY].h = 0.1;
+  o[R_ADAPT].method = AF_METHOD_RK8PD;
+  o[R_REF].method = AF_METHOD_RK8PD;
+  o[R_REF].rtol = 1e-13; /* 1000 times tighter than the adaptive run */
+  o[R_REF].atol = 1e-15;
+  size_t nt;
+  double *times = fig_linear_times(&nt, t_end, dt);
+  if (times == NULL) return AF_ENOMEM;
+  size_t ss = af_state_size(n, d);
+  double y0[5 * 2 + 5], y[5 * 2 + 5];
+  for (size_t j = 0; j < n; j++) {
+    y0[j * d] = cos(fig_c2_angles[j]);
+    y0[j * d + 1] = sin(fig_c2_angles[j]);
+    y0[n * d + j] = 1;
+  }
+  double *obs[R_N] = {0}, *st[R_N] = {0};
+  int rc = AF_OK;
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    obs[k] = malloc(nt * AF_OBS_COUNT * sizeof *obs[k]);
+    st[k] = malloc(nt * ss * sizeof *st[k]);
+    if (!obs[k] || !st[k]) rc = AF_ENOMEM;
+  }
+  af_model m;
+  af_model_init(&m, n, d, beta, AF_POST_LN);
+  const double ccos = 0.9999;
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln (SA)");
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "init",
+                         "angles %.17g,%.17g,%.17g,%.17g,%.17g rad, r = 1",
+                         fig_c2_angles[0], fig_c2_angles[1], fig_c2_angles[2],
+                         fig_c2_angles[3], fig_c2_angles[4]);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "seed", "unused (fixed start)");
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "cluster_cos", ccos);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    char pre[32];
+    snprintf(pre, sizeof pre, "%s_", rname[k]);
+    rc = fig_prov_integ(T, pre, &o[k]);
+  }
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "clusters_R (union-find at cos > cluster_cos), "
+                         "energy_R = sum_jk e^{beta <th_j,th_k>} / n^2, "
+                         "angle<j>_R = angle of token j in [-pi/2, 3pi/2)");
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    fig_note(c, "run %s", rname[k]);
+    memcpy(y, y0, sizeof y);
+    rc = fig_run(obs[k], st[k], y, times, nt, &m, &o[k], ccos);
+  }
+  fig_note_done(c);
+  long ct = fig_col(T, "t"), cc[R_N], ce[R_N], ca[R_N][5];
+  for (int k = 0; k < R_N; k++) {
+    cc[k] = fig_col(T, "clusters_%s", rname[k]);
+    ce[k] = fig_col(T, "energy_%s", rname[k]);
+    for (size_t j = 0; j < n; j++)
+      ca[k][j] = fig_col(T, "angle%zu_%s", j + 1, rname[k]);
+  }
+  if (ct < 0 || ca[R_N - 1][n - 1] < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nt);
+  for (size_t i = 0; i < nt && rc == AF_OK; i++) {
+    *fig_at(T, i, ct) = times[i];
+    for (int k = 0; k < R_N; k++) {
+      const double *ob = obs[k] + i * AF_OBS_COUNT, *yy = st[k] + i * ss;
+      *fig_at(T, i, cc[k]) = ob[AF_OBS_clusters];
+      *fig_at(T, i, ce[k]) = ob[AF_OBS_energy];
+      for (size_t j = 0; j < n; j++) {
+        /* In [-pi/2, 3 pi/2): the cluster near pi does not wrap. */
+        double a = atan2(yy[j * d + 1], yy[j * d]);
+        *fig_at(T, i, ca[k][j]) = a < -M_PI / 2 ? a + 2 * M_PI : a;
+      }
+    }
+  }
+  for (int k = 0; k < R_N; k++) {
+    free(obs[k]);
+    free(st[k]);
+  }
+  free(times);
+  return rc;
+}
+
+/* ------------------------------------------------------------ F2 */
+
+static int fig_f2(fig_table *T, const fig_cfg *c) {
+  const size_t d = c->quick ? 64 : 512, n = c->quick ? 32 : 128;
+  const size_t L = c->quick ? 8 : 64;
+  const double beta = sqrt((double)d), h = 1;
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.method = AF_METHOD_LAYERS;
+  o.h = h;
+  size_t nt;
+  double *times = fig_linear_times(&nt, (double)L * h, h);
+  size_t ss = af_state_size(n, d);
+  double *y0 = malloc(ss * sizeof *y0), *y = malloc(ss * sizeof *y);
+  double *obs = malloc((L + 1) * AF_OBS_COUNT * sizeof *obs);
+  af_weights *wts = af_weights_alloc(d, L, h);
+  int rc = (times && y0 && y && obs && wts) ? AF_OK : AF_ENOMEM;
+  if (rc == AF_OK) {
+    fig_note(c, "drawing %zu layers of Kaiming weights", L);
+    rc = af_weights_kaiming(wts, c->seed);
+  }
+  size_t line;
+  if (rc == AF_OK) rc = af_init_state(y0, &line, "gaussian", n, d, NAN, c->seed);
+  af_model m;
+  af_model_init(&m, n, d, beta, AF_POST_LN);
+  m.w = wts;
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "layers", L);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "weights",
+                         "Kaiming normal N(0, 1/d) Q, K, V per layer "
+                         "(af_weights_kaiming), layer_dt = h");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "init", "gaussian (r_j = |x_j|)");
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "tau", m.tau);
+  if (rc == AF_OK) rc = fig_prov_integ(T, "", &o);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "layer l (t = l h), cos_S = mean pairwise cosine, "
+                         "r_S = mean radius, after l layers of scheme S");
+  long cl = fig_col(T, "layer"), cc[AF_SCHEME_COUNT], cr[AF_SCHEME_COUNT];
+  for (int s = 0; s < AF_SCHEME_COUNT; s++) {
+    cc[s] = fig_col(T, "cos_%s", fig_scheme_name(s));
+    cr[s] = fig_col(T, "r_%s", fig_scheme_name(s));
+  }
+  if (cl < 0 || cr[AF_SCHEME_COUNT - 1] < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nt);
+  for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
+    fig_note(c, "layers of %s", fig_scheme_name(s));
+    m.scheme = (af_scheme_id)s;
+    memcpy(y, y0, ss * sizeof *y);
+    rc = fig_run(obs, NULL, y, times, nt, &m, &o, 0.9999);
+    for (size_t k = 0; k < nt && rc == AF_OK; k++) {
+      *fig_at(T, k, cl) = times[k] / h;
+      *fig_at(T, k, cc[s]) = obs[k * AF_OBS_COUNT + AF_OBS_cos_mean];
+      *fig_at(T, k, cr[s]) = obs[k * AF_OBS_COUNT + AF_OBS_r_mean];
+    }
+  }
+  fig_note_done(c);
+  af_weights_free(wts);
+  free(times);
+  free(y0);
+  free(y);
+  free(obs);
+  return rc;
+}
+
+/* ------------------------------------------------------------ C5 */
+
+/* Time at which the Post-LN (SA) scalar ODE reaches gap = w_star, by
+ * solving on the grid 0, dt, ..., t_max and interpolating ln(gap)
+ * linearly between the two grid points around the crossing; NaN if not
+ * reached by t_max. */
+static int fig_c5_ode_time(double *tc, size_t n, double beta, double w_star,
+                           const double *times, size_t nt, double *gap) {
+  af_t41_params p;
+  af_t41_params_init(&p, n, beta, AF_POST_LN);
+  int rc = af_t41_solve(NULL, gap, NULL, times, nt, &p);
+  if (rc != AF_OK) return rc;
+  *tc = NAN;
+  for (size_t k = 1; k < nt; k++)
+    if (gap[k] <= w_star) {
+      double a = log(gap[k - 1]), b = log(gap[k]), l = log(w_star);
+      *tc = times[k - 1] + (times[k] - times[k - 1]) * (a - l) / (a - b);
+      break;
+    }
+  return AF_OK;
+}
+
+static int fig_c5(fig_table *T, const fig_cfg *c) {
+  static const size_t ns[] = {2, 8, 32, 256};
+  const size_t nn = sizeof ns / sizeof ns[0];
+  const size_t nb = c->quick ? 10 : 50;
+  const double b_lo = 0.1, b_hi = 9, w_star = 1e-3;
+  /* The ODE is solved on a grid of step 0.01 past the plotted t <= 30. */
+  const double t_max = c->quick ? 10 : 40, dt = 0.01;
+  size_t nt;
+  double *times = fig_linear_times(&nt, t_max, dt);
+  double *gap = malloc((times ? nt : 1) * sizeof *gap);
+  int rc = (times && gap) ? AF_OK : AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln (SA)");
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "n", "2,8,32,256");
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "beta", "%zu values %g + (%g - %g) k/%zu",
+                         nb, b_lo, b_hi, b_lo, nb - 1);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "threshold_gap", w_star);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "method",
+                         "closed form T4.1d (af_t41_time_postln_gap); check: "
+                         "T4.1 ODE (af_t41_solve, rk8pd in log gap) on a "
+                         "grid, ln(gap) interpolated linearly");
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "ode_grid_dt", dt);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "ode_t_max", t_max);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "seed", "unused (deterministic)");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "beta; tclosed_n<N>, tode_n<N>: time at which gamma "
+                         "reaches 1 - threshold_gap from gamma(0) = 0 (NaN: "
+                         "not by ode_t_max); beta*(t) is the staircase "
+                         "(tclosed, beta)");
+  long cb = fig_col(T, "beta"), cc[4], co[4];
+  for (size_t i = 0; i < nn; i++) {
+    cc[i] = fig_col(T, "tclosed_n%zu", ns[i]);
+    co[i] = fig_col(T, "tode_n%zu", ns[i]);
+  }
+  if (cb < 0 || co[nn - 1] < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nb);
+  for (size_t k = 0; k < nb && rc == AF_OK; k++) {
+    double beta = b_lo + (b_hi - b_lo) * (double)k / (double)(nb - 1);
+    fig_note(c, "beta %zu/%zu", k + 1, nb);
+    *fig_at(T, k, cb) = beta;
+    for (size_t i = 0; i < nn && rc == AF_OK; i++) {
+      double tcl = NAN, tode = NAN;
+      rc = af_t41_time_postln_gap(&tcl, w_star, ns[i], beta);
+      if (rc == AF_OK)
+        rc = fig_c5_ode_time(&tode, ns[i], beta, w_star, times, nt, gap);
+      *fig_at(T, k, cc[i]) = tcl;
+      *fig_at(T, k, co[i]) = tode;
+    }
+  }
+  fig_note_done(c);
+  free(times);
+  free(gap);
+  return rc;
+}
+
+/* ------------------------------------------------------------ command */
+
+typedef struct {
+  const char *name;
+  const char *summary;
+  int (*fn)(fig_table *t, const fig_cfg *c);
+} fig_def;
+
+static const fig_def fig_defs[] = {
+    {"f1", "gamma(t) of the six schemes, T4.1 scalar ODEs (n = 256, beta = 5) "
+           "and n = d = 8 particles", fig_f1},
+    {"c1", "C1 discretization panel: Post-LN layer map h = 0.1, 0.01 vs "
+           "rk8pd vs reference (n = 64, d = 3, beta = 1)", fig_c1},
+    {"c2", "C2 metastable staircase on the circle (n = 5, beta = 4, "
+           "t <= 400): clusters, energy, angles", fig_c2},
+    {"f2", "random-weights layer maps, every scheme (d = 512, n = 128, "
+           "beta = sqrt(d), 64 Kaiming layers)", fig_f2},
+    {"c5", "C5 beta*(t): largest beta with gamma(t) >= 1 - 1e-3 (SA scalar "
+           "ODE)", fig_c5},
+};
+#define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
+
+static void fig_help(void) {
+  printf("Usage: attnflow figure NAME [--out PATH] [--quick] [--seed S]\n"
+         "       attnflow figure --list\n"
+         "\n"
+         "Write the data of one figure of docs/figures.md as CSV ('# key: "
+         "value'\nprovenance lines, a header line, then rows).  'make "
+         "figures' plots them.\n"
+         "\n"
+         "  --out PATH   output file, '-' for stdout (default -)\n"
+         "  --quick      small sizes and short horizons (for tests, seconds)\n"
+         "  --seed S     seed of random starts and weights (default 1)\n"
+         "  --list       list the figures\n"
+         "\nFigures:\n");
+  for (size_t i = 0; i < FIG_COUNT; i++)
+    printf("  %-4s %s\n", fig_defs[i].name, fig_defs[i].summary);
+  printf("\nExit status: 0 success, 1 run-time failure, 2 usage error.\n");
+}
+
+int af_cli_figure(int argc, char **argv) {
+  static const af_cli_opt opts[] = {{"help", 0}, {"list", 0}, {"out", 1},
+                                    {"quick", 0}, {"seed", 1}, {NULL, 0}};
+  enum { OH, OL, OO, OQ, OS };
+  fig_cfg c = {NULL, 0, 1, NULL};
+  const char *out = "-";
+  int first = 1;
+  if (argc >= 2 && argv[1][0] != '-') {
+    c.name = argv[1];
+    first = 2;
+  }
+  af_cli_parser p;
+  af_cli_parser_init(&p, argc, argv, first, "figure");
+  int o, list = 0;
+  const char *val;
+  while ((o = af_cli_next(&p, opts, &val)) != -1) {
+    if (o == -2) return AF_EXIT_USAGE;
+    if (o == OH) {
+      fig_help();
+      return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+    }
+    if (o == OL) list = 1;
+    if (o == OO) out = val;
+    if (o == OQ) c.quick = 1;
+    if (o == OS && !af_cli_ulong(&c.seed, "seed", val)) return AF_EXIT_USAGE;
+  }
+  if (list) {
+    for (size_t i = 0; i < FIG_COUNT; i++)
+      printf("%s\t%s\n", fig_defs[i].name, fig_defs[i].summary);
+    return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
+  if (c.name == NULL) {
+    af_cli_error("figure: missing figure NAME (try 'attnflow figure --list')");
+    return AF_EXIT_USAGE;
+  }
+  const fig_def *def = NULL;
+  for (size_t i = 0; i < FIG_COUNT; i++)
+    if (strcmp(c.name, fig_defs[i].name) == 0) def = &fig_defs[i];
+  if (def == NULL) {
+    af_cli_error("figure: unknown figure '%s' (try 'attnflow figure --list')",
+                 c.name);
+    return AF_EXIT_USAGE;
+  }
+  if (out[0] == '\0') {
+    af_cli_error("figure: empty output path");
+    return AF_EXIT_USAGE;
+  }
+  c.progress = isatty(fileno(stderr)) ? stderr : NULL;
+  fig_table t;
+  fig_table_init(&t);
+  int rc = def->fn(&t, &c);
+  if (rc != AF_OK) {
+    af_cli_error("figure %s: %s", c.name, af_strerror(rc));
+    fig_table_free(&t);
+    return AF_EXIT_FAIL;
+  }
+  rc = af_write_atomic(out, fig_write_cb, &t);
+  fig_table_free(&t);
+  if (rc != AF_OK) {
+    af_cli_error("figure %s: cannot write %s: %s", c.name, out,
+                 af_strerror(rc));
+    return AF_EXIT_FAIL;
+  }
+  return AF_EXIT_OK;
+}

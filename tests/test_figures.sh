@@ -1,0 +1,87 @@
+#!/bin/sh
+# test_figures.sh -- every figure of docs/figures.md can still be computed
+# (issue 5: "a test runs a tiny version of each figure's pipeline so none
+# can rot").  Runs 'attnflow figure NAME --quick' into a temporary
+# directory and checks the CSV: provenance lines (version, commit,
+# command, figure, seed, a method), a header line, at least two data rows
+# with the header's number of fields, and no failure.  gnuplot is not run
+# (make figures does that).  Run by 'make check' with top_builddir
+# exported; by hand: top_builddir=BUILD sh tests/test_figures.sh.
+#
+# One line per case ("ok N - name" / "not ok N - name: why"), then
+# "P passed, F failed"; exit status 0 only if nothing failed.
+
+top_builddir=${top_builddir:-.}
+AF="$top_builddir/attnflow"
+if [ ! -x "$AF" ]; then
+  echo "test_figures.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+OPENBLAS_NUM_THREADS=1
+export OPENBLAS_NUM_THREADS
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-fig.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+
+npass=0
+nfail=0
+ncase=0
+ok() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1"; }
+notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: $2"; }
+
+# The list the command knows must be the list tested here.
+figs=$("$AF" figure --list | cut -f 1 | tr '\n' ' ')
+if [ "$figs" = "f1 c1 c2 f2 c5 " ]; then
+  ok "figure --list names f1 c1 c2 f2 c5"
+else
+  notok "figure --list" "got '$figs'"
+fi
+
+for f in $figs; do
+  csv="$tmp/$f.csv"
+  if ! "$AF" figure "$f" --quick --out "$csv" >"$tmp/stdout" 2>"$tmp/stderr"; then
+    notok "figure $f --quick" "exit $? ($(head -n 1 "$tmp/stderr"))"
+    continue
+  fi
+  if [ -s "$tmp/stdout" ] || [ -s "$tmp/stderr" ]; then
+    notok "figure $f --quick" "unexpected output on stdout/stderr"
+    continue
+  fi
+  why=""
+  for key in attnflow commit command figure seed; do
+    grep -q "^# $key: " "$csv" || why="$why no '# $key:' line;"
+  done
+  grep -q '^# [a-z_]*method: ' "$csv" || why="$why no method line;"
+  header=$(grep -v '^#' "$csv" | head -n 1)
+  case $header in
+    [a-z]*,*) ;;
+    *) why="$why bad header '$header';" ;;
+  esac
+  nf=$(echo "$header" | awk -F, '{print NF}')
+  rows=$(grep -v '^#' "$csv" | tail -n +2 | awk -F, -v nf="$nf" \
+    'NF == nf && $1 ~ /^-?[0-9]/ {k++} END {print k + 0}')
+  all=$(grep -v '^#' "$csv" | tail -n +2 | wc -l)
+  [ "$rows" -ge 2 ] || why="$why only $rows data rows;"
+  [ "$rows" -eq "$all" ] || why="$why $((all - rows)) malformed rows;"
+  if [ -z "$why" ]; then
+    ok "figure $f --quick: provenance, header, $rows rows of $nf fields"
+  else
+    notok "figure $f --quick" "$why"
+  fi
+done
+
+# Usage errors: unknown figure, missing name (exit 2, one line, no file).
+for args in "nosuch --out $tmp/x.csv" "--out $tmp/x.csv"; do
+  # shellcheck disable=SC2086
+  "$AF" figure $args >"$tmp/stdout" 2>"$tmp/stderr"
+  st=$?
+  if [ "$st" -eq 2 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && [ ! -e "$tmp/x.csv" ]; then
+    ok "figure $args: usage error"
+  else
+    notok "figure $args" "exit $st, stderr $(wc -l <"$tmp/stderr") lines"
+  fi
+done
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
