@@ -1,0 +1,143 @@
+/* attnflow_mp.h -- multi-precision (MPFR) references for libattnflow.
+ *
+ * The vector field is the same source as the double DIRECT kernel
+ * (mp_kernel_source.c compiled for mpfr_t), integrated by two independent
+ * high-order methods with error control:
+ *
+ *   mp-gauss  implicit Gauss-Legendre collocation, s stages, order 2s
+ *             (Hairer, Norsett, Wanner, Solving ODEs I, §II.7); nodes by
+ *             Newton on P_s at working precision; step control by step
+ *             doubling (Richardson).
+ *   mp-gbs    Gragg-Bulirsch-Stoer extrapolation of the modified midpoint
+ *             rule, step sequence n_k = 2k, polynomial extrapolation in
+ *             h^2 with exact integer ratios (HNW I, §II.9).
+ *
+ * MPFR conventions: precision is explicit (af_mp_work_alloc, the state
+ * vector's own precision); outputs first; every function returns an
+ * af_status; rounding is to nearest throughout, so runs are bit-identical.
+ * A state vector is an array of mpfr_t of length af_state_size(n, d), all
+ * at the precision of the work.
+ */
+#ifndef ATTNFLOW_MP_H
+#define ATTNFLOW_MP_H
+
+#include <stdio.h>
+#include <gmp.h>
+#include <mpfr.h>
+
+#include "attnflow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---------------------------------------------------------- vectors */
+
+/* len numbers of precision prec, set to 0; NULL if out of memory. */
+mpfr_t *af_mp_vec_alloc(size_t len, mpfr_prec_t prec);
+void af_mp_vec_free(mpfr_t *v, size_t len);
+void af_mp_vec_set_d(mpfr_t *v, const double *x, size_t len);
+void af_mp_vec_get_d(double *x, mpfr_t *v, size_t len);
+void af_mp_vec_set(mpfr_t *dst, mpfr_t *src, size_t len);
+/* max_i |a_i - b_i| rounded up to a double. */
+double af_mp_vec_maxdiff(mpfr_t *a, mpfr_t *b, size_t len);
+
+/* ---------------------------------------------------------- field */
+
+typedef struct af_mp_work af_mp_work; /* scratch for n, d, prec; opaque */
+
+af_mp_work *af_mp_work_alloc(size_t n, size_t d, mpfr_prec_t prec);
+void af_mp_work_free(af_mp_work *w);
+unsigned long af_mp_work_nevals(const af_mp_work *w);
+/* Piece of a piecewise field being integrated (as af_work's seg_*):
+ * set = 0 selects the piece from t. */
+void af_mp_work_set_piece(af_mp_work *w, int set, double lo, double hi);
+
+/* dy = f(t, y) at the work's precision (af_rhs with AF_KERNEL_DIRECT;
+ * the model's fault bits are honoured the same way, with the factors
+ * 1.05, 1 + 0.05 t, 1.1 as exact rationals).  dy must not alias y. */
+int af_mp_rhs(mpfr_t *dy, mpfr_srcptr t, mpfr_t *y, const af_model *m,
+              af_mp_work *w);
+/* af_attention at the work's precision (any output may be NULL). */
+int af_mp_attention(mpfr_t *A, mpfr_t *pt, mpfr_t *c, mpfr_t *a,
+                    mpfr_srcptr t, mpfr_t *y, const af_model *m,
+                    af_mp_work *w);
+
+/* ---------------------------------------------------------- tableaux */
+
+/* Gauss-Legendre collocation with s stages (1 <= s <= AF_MP_GAUSS_MAX):
+ * c (s), b (s), A (s x s row-major), initialized by the caller; computed
+ * with 32 guard bits over the precision of c[0] and rounded. */
+#define AF_MP_GAUSS_MAX 32
+int af_mp_gauss_tableau(mpfr_t *A, mpfr_t *b, mpfr_t *c, unsigned s);
+
+/* GBS step sequence n_k = 2k (k >= 1) and the Aitken-Neville factor of
+ * extrapolation column j in row k (1 <= j < k):
+ *   T_{k,j+1} = T_{k,j} + (T_{k,j} - T_{k-1,j}) * num / den,
+ *   num = n_{k-j}^2, den = n_k^2 - n_{k-j}^2. */
+unsigned long af_mp_gbs_seq(unsigned k);
+void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
+                     unsigned j);
+
+/* ---------------------------------------------------------- integration */
+
+typedef enum { AF_MP_GAUSS = 0, AF_MP_GBS, AF_MP_METHOD_COUNT } af_mp_method;
+
+const char *af_mp_method_name(af_mp_method m); /* "mp-gauss", "mp-gbs" */
+int af_mp_method_lookup(af_mp_method *m, const char *name);
+
+typedef struct {
+  af_mp_method method;
+  double tol;      /* requested global error (max norm, relative to
+                      max(1, |y|_inf)), > 0, >= 1e-300                     */
+  unsigned stages; /* mp-gauss: s (order 2s); 0 = chosen from tol          */
+  unsigned columns;/* mp-gbs: rows k of the table (order 2k); 0 = auto    */
+  double h0;       /* first step; 0 = 1/8 of the first interval           */
+  unsigned long max_steps; /* accepted + rejected, per run; 0 = 10^6      */
+} af_mp_opts;
+
+void af_mp_opts_init(af_mp_opts *o); /* mp-gauss, tol 1e-60, auto */
+
+typedef struct {
+  unsigned long steps;    /* accepted steps                               */
+  unsigned long rejected; /* rejected steps                               */
+  unsigned long nevals;   /* right-hand-side evaluations                  */
+  double err_est;         /* the run's own global error estimate: the sum
+                             of its local error estimates (max norm)      */
+  double t_reached;
+  unsigned order;         /* order of the method used                     */
+} af_mp_stats;
+
+typedef int (*af_mp_output_fn)(double t, mpfr_t *y, void *ctx);
+
+/* Integrate y (precision of w) from times[0] to each times[k] (as
+ * af_integrate; Mix-LN's tau and weight-set boundaries are hit exactly and
+ * the method restarted there).  On failure y holds the state at
+ * stats->t_reached. */
+int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
+                    const af_model *m, const af_mp_opts *o, af_mp_work *w,
+                    af_mp_output_fn out, void *ctx, af_mp_stats *stats);
+
+/* ---------------------------------------------------------- reference files */
+
+/* Provenance of a reference file (strings may be NULL: written "-"). */
+typedef struct {
+  const char *generator, *commit, *method, *params;
+  unsigned long seed;
+  double tol, err_est;
+} af_mp_ref_info;
+
+/* Write one state (t, y of length len at precision prec) in exact hex
+ * (mpfr_get_str base 16) with a '#' provenance header.  f open for
+ * writing. */
+int af_mp_ref_write(FILE *f, const af_mp_ref_info *info, mpfr_srcptr t,
+                    mpfr_t *y, size_t len);
+/* Read a file written by af_mp_ref_write into t and y (len values, set
+ * exactly: AF_EPARSE if a value needs more than the precision of y[0]);
+ * *line receives the line of a parse error (0 otherwise). */
+int af_mp_ref_read(mpfr_t t, mpfr_t *y, size_t len, size_t *line, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATTNFLOW_MP_H */

@@ -1,0 +1,631 @@
+/* mp_kernel_source.c -- the DIRECT attention kernel and the vector field
+ * S0, written once against scalar macros and compiled for several number
+ * types (design.md, "Precision"; in the manner of GSL's templates_on.h /
+ * *_source.c).  NOT compiled on its own: it is #included by
+ *
+ *   mp_kernel_double.c   AF_T = double          (af_*_generic_d)
+ *   mp_kernel_mpfr.c     AF_T = mpfr_t          (af_mp_*)
+ *
+ * after the includer has defined the macros listed below.
+ *
+ * The kernel is a line-by-line transcription of attention_direct,
+ * weights_identity, weights_general, rates_fill and af_rhs in
+ * attention.c / scheme.c (spec M2, M3, M5, S0-S6), with every floating
+ * operation in the same order, so that the double instance is bitwise
+ * equal to af_rhs with AF_KERNEL_DIRECT (tests/test_mp.c asserts it) and
+ * the MPFR instance at 53 bits differs only where libm's exp/pow are not
+ * correctly rounded.  In particular, with V = I the tangent part is
+ * formed from the differences D_jk = th_k - th_j (attention.c, header).
+ *
+ * Macros required (r is an lvalue / mpfr_ptr, a, b sources, all rounded
+ * to nearest; "D" operands are exact doubles, "UI" unsigned longs):
+ *   AF_T                   scalar type (double, mpfr_t)
+ *   AF_SRC                 type of a by-value scalar argument
+ *   AF_CONST               const for double, empty for MPFR arrays
+ *   AF_PREC_T              precision type (ignored by double)
+ *   AF_FN(name)            instance name of function `name`
+ *   AF_WORK                instance name of the work struct tag
+ *   AF_INIT(x, prec) AF_CLEAR(x)
+ *   AF_SET(r,a) AF_SET_D(r,d) AF_SET_UI(r,u) AF_GET_D(a)
+ *   AF_ADD AF_SUB AF_MUL AF_DIV (r,a,b)
+ *   AF_ADD_D(r,a,d) AF_SUB_D(r,a,d) AF_D_SUB(r,d,a) AF_MUL_D(r,a,d)
+ *   AF_D_ADD(r,d,a) AF_MUL_UI(r,a,u) AF_UI_DIV(r,u,a) AF_NEG(r,a)
+ *   AF_MULQ(r,a,num,den,dval)  r = a num/den; the double instance
+ *                          multiplies by the double literal dval (as the
+ *                          double path does), MPFR by num then 1/den
+ *   AF_SQRT AF_EXP (r,a)  AF_POW_D(r,a,d) (r = a^d)
+ *   AF_CMP(a,b) AF_CMP_D(a,d) (sign of a-b; NaN compares as 0)
+ *   AF_SGN(a) AF_ISFINITE(a) AF_ISZERO(a)
+ *   AF_EPS_N(r,n,prec)     r = n * (unit roundoff 2^(1-prec)); double:
+ *                          (double) n * DBL_EPSILON
+ *   AF_ABS(r,a) AF_ISNAN(a)
+ *   AF_NORM2_UNSAFE(s)     1 if a sum of squares s may have over- or
+ *                          underflowed (double: !(finite, >= DBL_MIN/eps))
+ */
+
+/* Scalar temporaries of one evaluation, kept in the work so that an
+ * MPFR evaluation never allocates (initialized once at the precision). */
+#define AF_GK_SCALARS(X)                                                       \
+  X(q) X(e) X(sv) X(diff) X(radial) X(am) X(iz) X(tmp) X(tmp2) X(mx) X(z)     \
+  X(beta) X(alpha) X(sj) X(rj) X(nx) X(usa_z)
+
+struct AF_WORK {
+  size_t n, d;
+  AF_PREC_T prec;
+  unsigned long nevals;
+  AF_T *th;   /* n x d unit directions                     */
+  AF_T *T;    /* n x d th M                                 */
+  AF_T *G;    /* n x d V th rows                            */
+  AF_T *S;    /* n x n scores, then weights                 */
+  AF_T *A;    /* n x d attention outputs                    */
+  AF_T *P;    /* n x d tangent parts                        */
+  AF_T *c;    /* n <th_j, A_j>                              */
+  AF_T *a;    /* n |A_j|                                    */
+  AF_T *Z;    /* n normalizers                              */
+  AF_T *amag; /* n sum_k w_jk |V th_k|                      */
+  AF_T *gn;   /* n |V th_k|                                 */
+  AF_T *s;    /* n speed factors                            */
+  AF_T *rho;  /* n radial rates                             */
+  AF_T *M;    /* d x d Q^T K                                */
+#define AF_GK_FIELD(name) AF_T name;
+  AF_GK_SCALARS(AF_GK_FIELD)
+#undef AF_GK_FIELD
+  /* Piece of a piecewise field (see struct af_work in internal.h). */
+  int seg_set;
+  double seg_lo, seg_hi;
+};
+
+static AF_T *AF_FN(vec_new)(size_t len, AF_PREC_T prec)
+{
+  AF_T *v = malloc((len ? len : 1) * sizeof(AF_T));
+  if (v == NULL)
+    return NULL;
+  for (size_t i = 0; i < len; i++)
+    AF_INIT(v[i], prec);
+  (void) prec;
+  return v;
+}
+
+static void AF_FN(vec_del)(AF_T *v, size_t len)
+{
+  if (v == NULL)
+    return;
+  for (size_t i = 0; i < len; i++)
+    AF_CLEAR(v[i]);
+  (void) len;
+  free(v);
+}
+
+void AF_FN(work_free)(struct AF_WORK *w)
+{
+  if (w == NULL)
+    return;
+  size_t n = w->n, d = w->d, nd = n * d;
+  AF_FN(vec_del)(w->th, nd);
+  AF_FN(vec_del)(w->T, nd);
+  AF_FN(vec_del)(w->G, nd);
+  AF_FN(vec_del)(w->S, n * n);
+  AF_FN(vec_del)(w->A, nd);
+  AF_FN(vec_del)(w->P, nd);
+  AF_FN(vec_del)(w->c, n);
+  AF_FN(vec_del)(w->a, n);
+  AF_FN(vec_del)(w->Z, n);
+  AF_FN(vec_del)(w->amag, n);
+  AF_FN(vec_del)(w->gn, n);
+  AF_FN(vec_del)(w->s, n);
+  AF_FN(vec_del)(w->rho, n);
+  AF_FN(vec_del)(w->M, d * d);
+#define AF_GK_CLEAR(name) AF_CLEAR(w->name);
+  AF_GK_SCALARS(AF_GK_CLEAR)
+#undef AF_GK_CLEAR
+  free(w);
+}
+
+struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
+{
+  if (n < 1 || d < 1)
+    return NULL;
+  struct AF_WORK *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return NULL;
+  w->n = n;
+  w->d = d;
+  w->prec = prec;
+  /* Scalars first: work_free clears them unconditionally. */
+#define AF_GK_INIT(name) AF_INIT(w->name, prec);
+  AF_GK_SCALARS(AF_GK_INIT)
+#undef AF_GK_INIT
+  size_t nd = n * d;
+  w->th = AF_FN(vec_new)(nd, prec);
+  w->T = AF_FN(vec_new)(nd, prec);
+  w->G = AF_FN(vec_new)(nd, prec);
+  w->S = AF_FN(vec_new)(n * n, prec);
+  w->A = AF_FN(vec_new)(nd, prec);
+  w->P = AF_FN(vec_new)(nd, prec);
+  w->c = AF_FN(vec_new)(n, prec);
+  w->a = AF_FN(vec_new)(n, prec);
+  w->Z = AF_FN(vec_new)(n, prec);
+  w->amag = AF_FN(vec_new)(n, prec);
+  w->gn = AF_FN(vec_new)(n, prec);
+  w->s = AF_FN(vec_new)(n, prec);
+  w->rho = AF_FN(vec_new)(n, prec);
+  w->M = AF_FN(vec_new)(d * d, prec);
+  if (!w->th || !w->T || !w->G || !w->S || !w->A || !w->P || !w->c || !w->a
+      || !w->Z || !w->amag || !w->gn || !w->s || !w->rho || !w->M) {
+    AF_FN(work_free)(w);
+    return NULL;
+  }
+  return w;
+}
+
+unsigned long AF_FN(work_nevals)(const struct AF_WORK *w) { return w->nevals; }
+
+void AF_FN(work_set_piece)(struct AF_WORK *w, int set, double lo, double hi)
+{
+  w->seg_set = set;
+  w->seg_lo = lo;
+  w->seg_hi = hi;
+}
+
+/* r = sum_i x[i] y[i], recursive summation from i = 0 (attention.c dot). */
+static void AF_FN(dot)(struct AF_WORK *w, AF_T *r, AF_CONST AF_T *x,
+                       AF_CONST AF_T *y, size_t d)
+{
+  AF_SET_UI(*r, 0);
+  for (size_t i = 0; i < d; i++) {
+    AF_MUL(w->tmp2, x[i], y[i]);
+    AF_ADD(*r, *r, w->tmp2);
+  }
+}
+
+/* norm2 of attention.c: sqrt of the plain sum of squares when that is
+ * safely inside the normal range, else of the squares of x / max|x_i|
+ * (AF_NORM2_UNSAFE is never true for MPFR's exponent range).  Uses
+ * w->tmp2 (through dot) and w->mx, w->q. */
+static void AF_FN(norm2)(struct AF_WORK *w, AF_T *r, AF_CONST AF_T *x,
+                         size_t d)
+{
+  AF_FN(dot)(w, r, x, x, d);
+  if (!AF_NORM2_UNSAFE(*r)) {
+    AF_SQRT(*r, *r);
+    return;
+  }
+  AF_SET_UI(w->mx, 0);
+  for (size_t i = 0; i < d; i++) {
+    AF_ABS(w->q, x[i]);
+    if (AF_ISNAN(w->q)) {
+      AF_SET(*r, w->q);
+      return;
+    }
+    if (AF_CMP(w->q, w->mx) > 0)
+      AF_SET(w->mx, w->q);
+  }
+  if (AF_ISZERO(w->mx) || !AF_ISFINITE(w->mx)) {
+    AF_SET(*r, w->mx);
+    return;
+  }
+  AF_SET_UI(*r, 0);
+  for (size_t i = 0; i < d; i++) {
+    AF_DIV(w->q, x[i], w->mx);
+    AF_MUL(w->q, w->q, w->q);
+    AF_ADD(*r, *r, w->q);
+  }
+  AF_SQRT(*r, *r);
+  AF_MUL(*r, w->mx, *r);
+}
+
+/* af_work_directions. */
+static int AF_FN(directions)(struct AF_WORK *w, AF_CONST AF_T *y)
+{
+  size_t n = w->n, d = w->d;
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *x = y + j * d;
+    AF_FN(norm2)(w, &w->sv, x, d);
+    if (!AF_ISFINITE(w->sv) || !AF_ISFINITE(y[n * d + j]))
+      return AF_ENONFINITE;
+    if (AF_ISZERO(w->sv))
+      return AF_EZERONORM;
+    for (size_t i = 0; i < d; i++)
+      AF_DIV(w->th[j * d + i], x[i], w->sv);
+  }
+  return AF_OK;
+}
+
+/* w->M = Q^T K (Q or K may be NULL = identity; not both). */
+static void AF_FN(score_matrix)(struct AF_WORK *w, const double *Q,
+                                const double *K)
+{
+  size_t d = w->d;
+  if (Q == NULL) {
+    for (size_t i = 0; i < d * d; i++)
+      AF_SET_D(w->M[i], K[i]);
+  } else if (K == NULL) {
+    for (size_t a = 0; a < d; a++)
+      for (size_t b = 0; b < d; b++)
+        AF_SET_D(w->M[a * d + b], Q[b * d + a]);
+  } else {
+    /* The double path uses dgemm here, whose summation order is the
+     * BLAS's own: the double instance may differ from it by rounding. */
+    for (size_t a = 0; a < d; a++)
+      for (size_t b = 0; b < d; b++) {
+        AF_SET_UI(w->M[a * d + b], 0);
+        for (size_t k = 0; k < d; k++) {
+          AF_SET_D(w->tmp, Q[k * d + a]);
+          AF_MUL_D(w->tmp, w->tmp, K[k * d + b]);
+          AF_ADD(w->M[a * d + b], w->M[a * d + b], w->tmp);
+        }
+      }
+  }
+}
+
+/* weights_general of attention.c. */
+static int AF_FN(weights_general)(struct AF_WORK *w, const af_model *m)
+{
+  size_t n = w->n;
+  int causal = m->attn == AF_ATTN_CAUSAL;
+  for (size_t j = 0; j < n; j++) {
+    AF_T *row = w->S + j * n;
+    size_t kend = causal ? j + 1 : n;
+    AF_SET_D(w->mx, -INFINITY);
+    for (size_t k = 0; k < kend; k++)
+      if (AF_CMP(row[k], w->mx) > 0)
+        AF_SET(w->mx, row[k]);
+    if (!AF_ISFINITE(w->mx))
+      return AF_ENONFINITE;
+    AF_SET_UI(w->z, 0);
+    for (size_t k = 0; k < kend; k++) {
+      AF_SUB(w->tmp, row[k], w->mx);
+      AF_MUL(w->tmp, w->beta, w->tmp);
+      AF_EXP(row[k], w->tmp);
+      AF_ADD(w->z, w->z, row[k]);
+    }
+    for (size_t k = kend; k < n; k++)
+      AF_SET_UI(row[k], 0);
+    if (m->attn == AF_ATTN_USA) {
+      AF_NEG(w->tmp, w->beta);
+      AF_MUL(w->tmp, w->tmp, w->mx);
+      AF_EXP(w->e, w->tmp);
+      if (AF_ISZERO(w->e) || !AF_ISFINITE(w->e))
+        return AF_EOVERFLOW;
+      AF_MUL_UI(w->z, w->e, n);
+    }
+    AF_SET(w->Z[j], w->z);
+  }
+  return AF_OK;
+}
+
+/* weights_identity of attention.c. */
+static int AF_FN(weights_identity)(struct AF_WORK *w, const af_model *m)
+{
+  size_t n = w->n;
+  int causal = m->attn == AF_ATTN_CAUSAL;
+  AF_SET_UI(w->usa_z, 0);
+  if (m->attn == AF_ATTN_USA) {
+    AF_NEG(w->tmp, w->beta);
+    AF_EXP(w->e, w->tmp);
+    if (AF_ISZERO(w->e))
+      return AF_EOVERFLOW;
+    AF_MUL_UI(w->usa_z, w->e, n);
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_T *row = w->S + j * n;
+    for (size_t k = 0; k < j; k++) {
+      AF_SUB_D(w->tmp, row[k], 1.0);
+      AF_MUL(w->tmp, w->beta, w->tmp);
+      AF_EXP(row[k], w->tmp);
+      if (causal)
+        AF_SET_UI(w->S[k * n + j], 0);
+      else
+        AF_SET(w->S[k * n + j], row[k]);
+    }
+    AF_SUB_D(w->tmp, row[j], 1.0);
+    AF_MUL(w->tmp, w->beta, w->tmp);
+    AF_EXP(row[j], w->tmp);
+  }
+  for (size_t j = 0; j < n; j++) {
+    if (m->attn == AF_ATTN_USA) {
+      AF_SET(w->Z[j], w->usa_z);
+      continue;
+    }
+    AF_T *row = w->S + j * n;
+    AF_SET_UI(w->z, 0);
+    for (size_t k = 0; k < n; k++)
+      AF_ADD(w->z, w->z, row[k]);
+    AF_SET(w->Z[j], w->z);
+  }
+  return AF_OK;
+}
+
+/* attention_direct of attention.c (Q, K, V doubles, NULL = identity). */
+static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
+                                   const double *Q, const double *K,
+                                   const double *V)
+{
+  size_t n = w->n, d = w->d;
+  int rc;
+  int ident = (Q == NULL && K == NULL);
+  if (ident) {
+    for (size_t j = 0; j < n; j++) {
+      AF_CONST AF_T *tj = w->th + j * d;
+      AF_SET_D(w->S[j * n + j], 1.0);
+      for (size_t k = 0; k < j; k++) {
+        AF_CONST AF_T *tk = w->th + k * d;
+        AF_SET_UI(w->q, 0);
+        for (size_t i = 0; i < d; i++) {
+          AF_SUB(w->diff, tk[i], tj[i]);
+          AF_MUL(w->tmp, w->diff, w->diff);
+          AF_ADD(w->q, w->q, w->tmp);
+        }
+        /* s = 1 - q/2 (see attention.c for why S - 1 is then exact). */
+        AF_MUL_D(w->tmp, w->q, 0.5);
+        AF_D_SUB(w->S[j * n + k], 1.0, w->tmp);
+        AF_SET(w->S[k * n + j], w->S[j * n + k]);
+      }
+    }
+    rc = AF_FN(weights_identity)(w, m);
+  } else {
+    AF_FN(score_matrix)(w, Q, K);
+    for (size_t j = 0; j < n; j++) {
+      AF_CONST AF_T *tj = w->th + j * d;
+      AF_T *Tj = w->T + j * d;
+      for (size_t b = 0; b < d; b++) {
+        AF_SET_UI(Tj[b], 0);
+        for (size_t a = 0; a < d; a++) {
+          AF_MUL(w->tmp, tj[a], w->M[a * d + b]);
+          AF_ADD(Tj[b], Tj[b], w->tmp);
+        }
+      }
+    }
+    for (size_t j = 0; j < n; j++)
+      for (size_t k = 0; k < n; k++)
+        AF_FN(dot)(w, &w->S[j * n + k], w->T + j * d, w->th + k * d, d);
+    rc = AF_FN(weights_general)(w, m);
+  }
+  if (rc != AF_OK)
+    return rc;
+  if (V != NULL) {
+    for (size_t k = 0; k < n; k++) {
+      AF_T *Gk = w->G + k * d;
+      AF_CONST AF_T *tk = w->th + k * d;
+      for (size_t a = 0; a < d; a++) {
+        /* dot(V + a d, th_k): V entries are exact doubles. */
+        AF_SET_UI(Gk[a], 0);
+        for (size_t i = 0; i < d; i++) {
+          AF_MUL_D(w->tmp, tk[i], V[a * d + i]);
+          AF_ADD(Gk[a], Gk[a], w->tmp);
+        }
+      }
+      AF_FN(dot)(w, &w->tmp, Gk, Gk, d);
+      AF_SQRT(w->gn[k], w->tmp);
+    }
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *tj = w->th + j * d;
+    AF_CONST AF_T *row = w->S + j * n;
+    AF_T *Aj = w->A + j * d, *Pj = w->P + j * d;
+    AF_UI_DIV(w->iz, 1, w->Z[j]);
+    for (size_t i = 0; i < d; i++) {
+      AF_SET_UI(Aj[i], 0);
+      AF_SET_UI(Pj[i], 0);
+    }
+    AF_SET_UI(w->am, 0);
+    if (V == NULL) {
+      AF_SET_UI(w->radial, 0); /* sum_k w_jk |D_jk|^2 / 2 */
+      for (size_t k = 0; k < n; k++) {
+        if (AF_ISZERO(row[k]))
+          continue;
+        AF_CONST AF_T *tk = w->th + k * d;
+        AF_SET_UI(w->q, 0);
+        for (size_t i = 0; i < d; i++) {
+          AF_SUB(w->diff, tk[i], tj[i]);
+          AF_MUL(w->tmp, row[k], w->diff);
+          AF_ADD(Pj[i], Pj[i], w->tmp);
+          AF_MUL(w->tmp, row[k], tk[i]);
+          AF_ADD(Aj[i], Aj[i], w->tmp);
+          AF_MUL(w->tmp, w->diff, w->diff);
+          AF_ADD(w->q, w->q, w->tmp);
+        }
+        AF_MUL_D(w->tmp, row[k], 0.5); /* (e * 0.5) * q, C's order */
+        AF_MUL(w->tmp, w->tmp, w->q);
+        AF_ADD(w->radial, w->radial, w->tmp);
+        AF_ADD(w->am, w->am, row[k]);
+      }
+      AF_MUL(w->radial, w->radial, w->iz);
+      for (size_t i = 0; i < d; i++) {
+        AF_MUL(Aj[i], Aj[i], w->iz);
+        AF_MUL(w->tmp, Pj[i], w->iz);
+        AF_MUL(w->tmp2, w->radial, tj[i]);
+        AF_ADD(Pj[i], w->tmp, w->tmp2);
+      }
+      AF_MUL(w->tmp, w->am, w->iz);
+      AF_SUB(w->c[j], w->tmp, w->radial);
+    } else {
+      for (size_t k = 0; k < n; k++) {
+        if (AF_ISZERO(row[k]))
+          continue;
+        AF_CONST AF_T *Gk = w->G + k * d;
+        for (size_t i = 0; i < d; i++) {
+          AF_MUL(w->tmp, row[k], Gk[i]);
+          AF_ADD(Aj[i], Aj[i], w->tmp);
+        }
+        AF_MUL(w->tmp, row[k], w->gn[k]);
+        AF_ADD(w->am, w->am, w->tmp);
+      }
+      for (size_t i = 0; i < d; i++)
+        AF_MUL(Aj[i], Aj[i], w->iz);
+      AF_FN(dot)(w, &w->c[j], tj, Aj, d);
+      for (size_t i = 0; i < d; i++) {
+        AF_MUL(w->tmp, w->c[j], tj[i]);
+        AF_SUB(Pj[i], Aj[i], w->tmp);
+      }
+    }
+    AF_MUL(w->amag[j], w->am, w->iz);
+    AF_FN(norm2)(w, &w->a[j], Aj, d);
+  }
+  return AF_OK;
+}
+
+/* attention_fill of attention.c. */
+static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
+                                 AF_CONST AF_T *y, const af_model *m)
+{
+  int rc = af_model_validate(m);
+  if (rc != AF_OK)
+    return rc;
+  if (m->n != w->n || m->d != w->d)
+    return AF_EDIM;
+  rc = AF_FN(directions)(w, y);
+  if (rc != AF_OK)
+    return rc;
+  AF_SET_D(w->beta, m->beta);
+  if (m->fault & AF_FAULT_ATTENTION) /* beta (1 + 0.05), attnflow.h */
+    AF_MULQ(w->beta, w->beta, 21, 20, 1.05);
+  /* Piece time as in af_work_piece_time (weight sets switch at double
+   * breakpoints, so the piece is selected in double). */
+  double tp = w->seg_set ? 0.5 * (w->seg_lo + w->seg_hi) : AF_GET_D(t);
+  const double *Q, *K, *V;
+  af_weights_at(&Q, &K, &V, m->w, tp);
+  rc = AF_FN(attention_direct)(w, m, Q, K, V);
+  if (rc != AF_OK)
+    return rc;
+  w->nevals++;
+  /* Directions are finite here: a non-finite output under USA's
+   * unnormalized weights is an overflow. */
+  for (size_t j = 0; j < w->n; j++)
+    if (!AF_ISFINITE(w->a[j]) || !AF_ISFINITE(w->c[j]))
+      return m->attn == AF_ATTN_USA ? AF_EOVERFLOW : AF_ENONFINITE;
+  return AF_OK;
+}
+
+/* Rates of the scheme table S0 (scheme.c rows, spec theory.md §2):
+ *   post-ln 1, 0 | pre-ln r, c | mix-ln post for t <= tau, pre after |
+ *   peri-ln r a, c / a | ngpt a / alpha, 0 | ln-scaling sqrt(t + 1), 0. */
+static void AF_FN(rates)(struct AF_WORK *w, af_scheme_id id, AF_SRC t,
+                         AF_CONST AF_T *r, AF_CONST AF_T *c, AF_CONST AF_T *a,
+                         double tau)
+{
+  if (id == AF_MIX_LN)
+    id = AF_CMP_D(t, tau) <= 0 ? AF_POST_LN : AF_PRE_LN;
+  switch (id) {
+  case AF_PRE_LN:
+    AF_SET(w->sj, *r);
+    AF_SET(w->rj, *c);
+    break;
+  case AF_PERI_LN:
+    AF_MUL(w->sj, *r, *a);
+    AF_DIV(w->rj, *c, *a);
+    break;
+  case AF_NGPT:
+    AF_DIV(w->sj, *a, w->alpha);
+    AF_SET_UI(w->rj, 0);
+    break;
+  case AF_LN_SCALING:
+    AF_ADD_D(w->tmp, t, 1.0);
+    AF_SQRT(w->sj, w->tmp);
+    AF_SET_UI(w->rj, 0);
+    break;
+  case AF_POST_LN:
+  default:
+    AF_SET_UI(w->sj, 1);
+    AF_SET_UI(w->rj, 0);
+    break;
+  }
+}
+
+/* rates_fill of attention.c: w->s, w->rho. */
+static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
+                             const af_model *m)
+{
+  const af_scheme *sc = af_scheme_get(m->scheme);
+  size_t n = w->n, d = w->d;
+  /* af_model_alpha: alpha (1 + t)^(-decay). */
+  if (m->alpha_decay == 0.0)
+    AF_SET_D(w->alpha, m->alpha);
+  else {
+    AF_ADD_D(w->tmp, t, 1.0);
+    AF_POW_D(w->tmp, w->tmp, -m->alpha_decay);
+    AF_MUL_D(w->alpha, w->tmp, m->alpha);
+  }
+  double tau = m->tau;
+  if (w->seg_set)
+    tau = (w->seg_lo >= m->tau) ? -INFINITY : INFINITY;
+  for (size_t j = 0; j < n; j++) {
+    if (sc->needs_anorm) {
+      /* attention_vanishes: |A_j| <= n eps sum_k w_jk |V th_k|. */
+      AF_EPS_N(w->tmp, n, w->prec);
+      AF_MUL(w->tmp, w->tmp, w->amag[j]);
+      if (AF_CMP(w->a[j], w->tmp) <= 0)
+        return AF_EZEROATTN;
+    }
+    AF_FN(rates)(w, m->scheme, t, &y[n * d + j], &w->c[j], &w->a[j], tau);
+    if (m->fault & AF_FAULT_SPEED) { /* s (1 + 0.05 t) */
+      AF_MULQ(w->tmp, t, 1, 20, 0.05);
+      AF_D_ADD(w->tmp, 1.0, w->tmp);
+      AF_MUL(w->sj, w->sj, w->tmp);
+    }
+    if (m->fault & AF_FAULT_RADIAL) /* rho 1.1 */
+      AF_MULQ(w->rj, w->rj, 11, 10, 1.1);
+    if (!AF_ISFINITE(w->sj) || !AF_ISFINITE(w->rj))
+      return AF_ENONFINITE;
+    if (!(AF_SGN(w->sj) > 0))
+      return AF_ESPEED;
+    AF_SET(w->s[j], w->sj);
+    AF_SET(w->rho[j], w->rj);
+  }
+  return AF_OK;
+}
+
+/* The vector field dy = f(t, y) (af_rhs with AF_KERNEL_DIRECT).  dy must
+ * not alias y. */
+int AF_FN(rhs)(AF_T *dy, AF_SRC t, AF_CONST AF_T *y, const af_model *m,
+               struct AF_WORK *w)
+{
+  if (w == NULL || y == NULL || dy == NULL)
+    return AF_EINVAL;
+  int rc = AF_FN(attention_fill)(w, t, y, m);
+  if (rc != AF_OK)
+    return rc;
+  size_t n = w->n, d = w->d;
+  rc = AF_FN(rates_fill)(w, t, y, m);
+  if (rc != AF_OK)
+    return rc;
+  for (size_t j = 0; j < n; j++) {
+    AF_UI_DIV(w->iz, 1, w->s[j]);
+    AF_CONST AF_T *Pj = w->P + j * d;
+    AF_CONST AF_T *x = y + j * d;
+    AF_FN(norm2)(w, &w->nx, x, d);
+    for (size_t i = 0; i < d; i++) {
+      AF_MUL(w->tmp, Pj[i], w->iz);
+      AF_MUL(dy[j * d + i], w->tmp, w->nx);
+    }
+    AF_SET(dy[n * d + j], w->rho[j]);
+  }
+  return AF_OK;
+}
+
+/* Attention outputs (af_attention): any output may be NULL. */
+int AF_FN(attention)(AF_T *A, AF_T *pt, AF_T *c, AF_T *a, AF_SRC t,
+                     AF_CONST AF_T *y, const af_model *m, struct AF_WORK *w)
+{
+  if (w == NULL || y == NULL)
+    return AF_EINVAL;
+  int rc = AF_FN(attention_fill)(w, t, y, m);
+  if (rc != AF_OK)
+    return rc;
+  size_t n = w->n, nd = w->n * w->d;
+  for (size_t i = 0; i < nd; i++) {
+    if (A)
+      AF_SET(A[i], w->A[i]);
+    if (pt)
+      AF_SET(pt[i], w->P[i]);
+  }
+  for (size_t j = 0; j < n; j++) {
+    if (c)
+      AF_SET(c[j], w->c[j]);
+    if (a)
+      AF_SET(a[j], w->a[j]);
+  }
+  return AF_OK;
+}
+
+#undef AF_GK_SCALARS
