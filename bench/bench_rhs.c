@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attnflow.h"
 
@@ -50,6 +51,7 @@ int openblas_get_num_threads(void);
 #define NREP_DEFAULT 5
 #define NREP_SLOW 3
 #define SLOW_CALL_SECONDS 1.0
+#define BENCH_MISMATCH (-1) /* not an af_status: results disagree */
 
 /* ------------------------------------------------------------------ */
 /* Random state: splitmix64, self-contained so the seed alone fixes it. */
@@ -210,11 +212,13 @@ static void check_agreement(double *maxdiff, double *ratio, const double *got,
     if (scheme == AF_PERI_LN)
       den = fmin(den, pw->a[j]);
     double bound = 4.0 * E / den, rowmax = 0.0;
-    for (size_t i = 0; i < d; i++)
-      rowmax = fmax(rowmax, fabs(got[j * d + i] - want[j * d + i]));
-    rowmax = fmax(rowmax, fabs(got[n * d + j] - want[n * d + j]));
-    if (!(rowmax == rowmax)) /* NaN */
-      rowmax = HUGE_VAL;
+    for (size_t i = 0; i <= d; i++) {
+      /* i < d: theta part; i == d: the radial rate. */
+      size_t idx = (i < d) ? j * d + i : n * d + j;
+      double diff = fabs(got[idx] - want[idx]);
+      if (!(diff <= rowmax)) /* also catches NaN, which fmax would drop */
+        rowmax = isnan(diff) ? HUGE_VAL : diff;
+    }
     md = fmax(md, rowmax);
     mr = fmax(mr, rowmax / bound);
   }
@@ -243,18 +247,24 @@ static int eval_once(eval_ctx *c)
   return af_rhs(c->dy, 0.0, c->y, c->m, c->w);
 }
 
-static double now_seconds(void)
+static double clock_seconds(clockid_t id)
 {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* Seconds per call: calls until min_time has passed (at least one). */
-static int time_calls(double *per_call, unsigned long *calls, eval_ctx *c,
-                      double min_time)
+static double now_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
+
+/* Wall seconds per call: calls until min_time has passed (at least one).
+ * The process CPU time of the same calls goes to *cpu_per_call: on a
+ * machine shared with other jobs wall > cpu, and their quotient says how
+ * much of the core the measurement had. */
+static int time_calls(double *per_call, double *cpu_per_call,
+                      unsigned long *calls, eval_ctx *c, double min_time)
 {
   unsigned long k = 0;
+  double c0 = clock_seconds(CLOCK_PROCESS_CPUTIME_ID);
   double t0 = now_seconds(), el;
   do {
     int rc = eval_once(c);
@@ -263,6 +273,7 @@ static int time_calls(double *per_call, unsigned long *calls, eval_ctx *c,
     k++;
     el = now_seconds() - t0;
   } while (el < min_time);
+  *cpu_per_call = (clock_seconds(CLOCK_PROCESS_CPUTIME_ID) - c0) / (double)k;
   *per_call = el / (double)k;
   *calls = k;
   return AF_OK;
@@ -287,7 +298,8 @@ static double median(double *v, int k)
 typedef struct {
   af_scheme_id scheme;
   size_t n, d;
-  double sec[3];      /* median seconds per call: blas, direct, plain */
+  double sec[3];      /* median wall seconds per call: blas, direct, plain */
+  double cpu[3];      /* median process CPU seconds per call              */
   unsigned long calls[3]; /* calls in the last measurement             */
   int nrep;
   double maxdiff[2], ratio[2]; /* blas, direct against plain */
@@ -343,7 +355,7 @@ static int bench_point(result *res, af_scheme_id scheme, size_t n, size_t d,
             "= %.3g, %.3g x bound)\n",
             af_scheme_get(scheme)->name, n, d, res->maxdiff[0],
             res->ratio[0], res->maxdiff[1], res->ratio[1]);
-    rc = AF_EINVAL;
+    rc = BENCH_MISMATCH;
     goto done;
   }
 
@@ -353,14 +365,16 @@ static int bench_point(result *res, af_scheme_id scheme, size_t n, size_t d,
     goto done;
   res->nrep = (now_seconds() - t0 > SLOW_CALL_SECONDS) ? NREP_SLOW
                                                        : NREP_DEFAULT;
-  double samples[3][NREP_DEFAULT];
+  double samples[3][NREP_DEFAULT], csamples[3][NREP_DEFAULT];
   for (int r = 0; r < res->nrep; r++)
     for (int v = 0; v < 3; v++)
-      if ((rc = time_calls(&samples[v][r], &res->calls[v], &ctx[v],
-                           min_time)) != AF_OK)
+      if ((rc = time_calls(&samples[v][r], &csamples[v][r], &res->calls[v],
+                           &ctx[v], min_time)) != AF_OK)
         goto done;
-  for (int v = 0; v < 3; v++)
+  for (int v = 0; v < 3; v++) {
     res->sec[v] = median(samples[v], res->nrep);
+    res->cpu[v] = median(csamples[v], res->nrep);
+  }
 
 done:
   af_work_free(w[0]);
@@ -380,27 +394,54 @@ done:
 /* Provenance and output.                                               */
 /* ------------------------------------------------------------------ */
 
+/* "model name" of the first processor of /proc/cpuinfo, with its family,
+ * model and stepping (a virtual machine may show a generic name only),
+ * and the number of processors listed. */
 static void cpu_model(char *buf, size_t len)
 {
-  snprintf(buf, len, "unknown");
+  char name[256] = "unknown", fam[32] = "?", mod[32] = "?", step[32] = "?";
+  int nproc = 0;
   FILE *f = fopen("/proc/cpuinfo", "r");
-  if (!f)
-    return;
-  char line[512];
-  while (fgets(line, sizeof line, f)) {
-    if (strncmp(line, "model name", 10) == 0) {
+  if (f) {
+    char line[1024];
+    while (fgets(line, sizeof line, f)) {
       char *p = strchr(line, ':');
-      if (p) {
-        p++;
-        while (*p == ' ' || *p == '\t')
-          p++;
-        p[strcspn(p, "\n")] = '\0';
-        snprintf(buf, len, "%s", p);
-      }
-      break;
+      if (!p)
+        continue;
+      char *v = p + 1;
+      while (*v == ' ' || *v == '\t')
+        v++;
+      v[strcspn(v, "\n")] = '\0';
+      if (strncmp(line, "processor", 9) == 0)
+        nproc++;
+      if (nproc != 1)
+        continue;
+      if (strncmp(line, "model name", 10) == 0)
+        snprintf(name, sizeof name, "%s", v);
+      else if (strncmp(line, "cpu family", 10) == 0)
+        snprintf(fam, sizeof fam, "%s", v);
+      else if (strncmp(line, "model\t", 6) == 0)
+        snprintf(mod, sizeof mod, "%s", v);
+      else if (strncmp(line, "stepping", 8) == 0)
+        snprintf(step, sizeof step, "%s", v);
     }
+    fclose(f);
   }
-  fclose(f);
+  snprintf(buf, len, "%s (family %s, model %s, stepping %s; %d logical CPUs)",
+           name, fam, mod, step, nproc);
+}
+
+/* First three fields of /proc/loadavg (1, 5, 15 minute load averages). */
+static void load_average(char *buf, size_t len)
+{
+  double l1, l5, l15;
+  FILE *f = fopen("/proc/loadavg", "r");
+  if (f && fscanf(f, "%lf %lf %lf", &l1, &l5, &l15) == 3)
+    snprintf(buf, len, "%.2f %.2f %.2f", l1, l5, l15);
+  else
+    snprintf(buf, len, "unknown");
+  if (f)
+    fclose(f);
 }
 
 static void blas_description(char *buf, size_t len)
@@ -427,15 +468,19 @@ static int write_csv(FILE *f, void *vctx)
     fprintf(f, "# %s\n", *p);
   fprintf(f, "scheme,n,d,blas_ns,direct_ns,plain_ns,plain_over_blas,"
              "plain_over_direct,blas_s_per_call,direct_s_per_call,"
-             "plain_s_per_call,maxdiff_blas,maxdiff_direct,reps\n");
+             "plain_s_per_call,blas_cpu_s_per_call,direct_cpu_s_per_call,"
+             "plain_cpu_s_per_call,maxdiff_blas,maxdiff_direct,reps\n");
   for (size_t i = 0; i < c->count; i++) {
     const result *r = &c->res[i];
     double pd = (double)r->n * (double)r->n * (double)r->d * 1e-9;
-    fprintf(f, "%s,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4g,%.6g,%.6g,%.6g,%.3g,%.3g,%d\n",
+    fprintf(f,
+            "%s,%zu,%zu,%.4g,%.4g,%.4g,%.4g,%.4g,%.6g,%.6g,%.6g,%.6g,%.6g,"
+            "%.6g,%.3g,%.3g,%d\n",
             af_scheme_get(r->scheme)->name, r->n, r->d, r->sec[0] / pd,
             r->sec[1] / pd, r->sec[2] / pd, r->sec[2] / r->sec[0],
             r->sec[2] / r->sec[1], r->sec[0], r->sec[1], r->sec[2],
-            r->maxdiff[0], r->maxdiff[1], r->nrep);
+            r->cpu[0], r->cpu[1], r->cpu[2], r->maxdiff[0], r->maxdiff[1],
+            r->nrep);
   }
   return ferror(f) ? AF_EIO : AF_OK;
 }
@@ -566,7 +611,8 @@ int main(int argc, char **argv)
 
   /* Provenance. */
   char cpu[256], blas[512], date[64], l_ver[128], l_blas[600], l_cpu[300],
-      l_date[96], l_seed[96], l_thr[128], l_cc[160], l_setup[200];
+      l_date[96], l_seed[96], l_thr[128], l_cc[160], l_setup[200], load[64],
+      l_load0[128], l_load1[128] = "";
   cpu_model(cpu, sizeof cpu);
   blas_description(blas, sizeof blas);
   time_t now = time(NULL);
@@ -582,6 +628,10 @@ int main(int argc, char **argv)
 #endif
   snprintf(l_cpu, sizeof l_cpu, "CPU: %s", cpu);
   snprintf(l_date, sizeof l_date, "date: %s", date);
+  load_average(load, sizeof load);
+  snprintf(l_load0, sizeof l_load0,
+           "load average at start: %s (on %ld online CPUs)", load,
+           sysconf(_SC_NPROCESSORS_ONLN));
   snprintf(l_seed, sizeof l_seed, "seed: %lu (splitmix64, bench_rhs.c)", seed);
   snprintf(l_thr, sizeof l_thr, "OPENBLAS_NUM_THREADS=%s",
            thr ? thr : "(unset)");
@@ -596,18 +646,19 @@ int main(int argc, char **argv)
            "setup: softmax, Q=K=V=I, beta=%g, theta uniform on the sphere, "
            "r uniform in [1/2,2]; min-time %g s, median of %d",
            beta, min_time, NREP_DEFAULT);
-  char *prov[] = {l_ver, l_blas, l_cpu, l_date, l_seed, l_thr, l_cc, l_setup,
-                  NULL};
+  char *prov[] = {l_ver, l_blas,  l_cpu,   l_date,  l_seed,
+                  l_thr, l_cc,    l_setup, l_load0, NULL, NULL};
   for (char **p = prov; *p; p++)
     printf("# %s\n", *p);
   if (!thr || strcmp(thr, "1") != 0)
     printf("# WARNING: OPENBLAS_NUM_THREADS is not 1; the comparison is "
            "meant single-core\n");
-  printf("# ns = nanoseconds per (n^2 d); ratio = plain / kernel; maxdiff = "
-         "max |kernel - plain| over dy\n");
-  printf("%-8s %5s %4s %10s %10s %10s %8s %8s %9s %9s\n", "scheme", "n", "d",
-         "blas_ns", "direct_ns", "plain_ns", "pl/blas", "pl/dir",
-         "diff_blas", "diff_dir");
+  printf("# ns = wall nanoseconds per (n^2 d); pl/x = plain / x; diff = max "
+         "|x - plain| over dy;\n# busy = largest wall/CPU of the three "
+         "medians (1.00: the core was ours; more: shared with other jobs)\n");
+  printf("%-8s %5s %4s %10s %10s %10s %8s %8s %9s %9s %5s\n", "scheme", "n",
+         "d", "blas_ns", "direct_ns", "plain_ns", "pl/blas", "pl/dir",
+         "diff_blas", "diff_dir", "busy");
   fflush(stdout);
 
   result *res = calloc(nsch * nn * nd, sizeof *res);
@@ -622,17 +673,26 @@ int main(int argc, char **argv)
           break;
         count++;
         double pd = (double)r->n * (double)r->n * (double)r->d * 1e-9;
-        printf("%-8s %5zu %4zu %10.4g %10.4g %10.4g %8.3g %8.3g %9.2g %9.2g\n",
+        double busy = 0.0;
+        for (int v = 0; v < 3; v++)
+          busy = fmax(busy, r->sec[v] / r->cpu[v]);
+        printf("%-8s %5zu %4zu %10.4g %10.4g %10.4g %8.3g %8.3g %9.2g %9.2g "
+               "%5.2f\n",
                af_scheme_get(r->scheme)->name, r->n, r->d, r->sec[0] / pd,
                r->sec[1] / pd, r->sec[2] / pd, r->sec[2] / r->sec[0],
-               r->sec[2] / r->sec[1], r->maxdiff[0], r->maxdiff[1]);
+               r->sec[2] / r->sec[1], r->maxdiff[0], r->maxdiff[1], busy);
         fflush(stdout);
       }
   if (rc != AF_OK) {
-    fprintf(stderr, "bench_rhs: stopped: %s\n", af_strerror(rc));
+    fprintf(stderr, "bench_rhs: stopped: %s\n",
+            rc == BENCH_MISMATCH ? "results disagree" : af_strerror(rc));
     free(res);
     return 1;
   }
+  load_average(load, sizeof load);
+  snprintf(l_load1, sizeof l_load1, "load average at end: %s", load);
+  printf("# %s\n", l_load1);
+  prov[9] = l_load1;
   if (csv) {
     csv_ctx c = {res, count, prov};
     int wrc = af_write_atomic(csv, write_csv, &c);
