@@ -87,18 +87,6 @@ const char *af_mp_method_name(af_mp_method m); /* "mp-gauss", "mp-gbs" */
 int af_mp_method_lookup(af_mp_method *m, const char *name);
 
 typedef struct {
-  af_mp_method method;
-  double tol;      /* requested global error (max norm, relative to
-                      max(1, |y|_inf)), > 0, >= 1e-300                     */
-  unsigned stages; /* mp-gauss: s (order 2s); 0 = chosen from tol          */
-  unsigned columns;/* mp-gbs: rows k of the table (order 2k); 0 = auto    */
-  double h0;       /* first step; 0 = 1/8 of the first interval           */
-  unsigned long max_steps; /* accepted + rejected, per run; 0 = 10^6      */
-} af_mp_opts;
-
-void af_mp_opts_init(af_mp_opts *o); /* mp-gauss, tol 1e-60, auto */
-
-typedef struct {
   unsigned long steps;    /* accepted steps                               */
   unsigned long rejected; /* rejected steps                               */
   unsigned long nevals;   /* right-hand-side evaluations                  */
@@ -107,6 +95,66 @@ typedef struct {
   double t_reached;
   unsigned order;         /* order of the method used                     */
 } af_mp_stats;
+
+/* Checkpoints: everything af_mp_integrate needs to continue a run so
+ * that the rest of it is bit-identical to the uninterrupted run.  The
+ * step sequence depends only on (t, y, h) and the piece being
+ * integrated (no stage values or controller history are carried between
+ * steps), and the counters make the statistics continue too. */
+typedef enum {
+  AF_MP_CK_STEP = 0, /* after an accepted step                            */
+  AF_MP_CK_END,      /* the run completed (next_out = ntimes)             */
+  AF_MP_CK_FAIL      /* the run stopped with status; y is the state after
+                        the last accepted step                            */
+} af_mp_ck_event;
+
+typedef struct {
+  af_mp_ck_event event;
+  int status;          /* AF_OK, or why the run stopped (AF_MP_CK_FAIL)   */
+  /* Identity of the run, checked on resume. */
+  af_mp_method method;
+  unsigned order;      /* 2s (Gauss) or 2K (GBS), as resolved             */
+  double tol;
+  size_t len;          /* af_state_size(n, d)                             */
+  mpfr_prec_t prec;    /* precision of y                                  */
+  /* Where the run is. */
+  size_t next_out;     /* index of the first output time not yet passed
+                          to the output callback                          */
+  double piece_lo, piece_hi; /* piece of the field being integrated       */
+  mpfr_ptr t;          /* exact time of y (precision prec); owned by the
+                          caller when resuming, by the run in a callback  */
+  double h;            /* step the controller tries next                  */
+  af_mp_stats stats;   /* counters so far                                 */
+} af_mp_ckpt;
+
+/* Called with the run's state (y is the caller's state vector); a
+ * non-zero return stops the run and is passed back by af_mp_integrate. */
+typedef int (*af_mp_checkpoint_fn)(const af_mp_ckpt *ck, mpfr_t *y,
+                                   void *ctx);
+
+typedef struct {
+  af_mp_method method;
+  double tol;      /* requested global error (max norm, relative to
+                      max(1, |y|_inf)), > 0, >= 1e-300                     */
+  unsigned stages; /* mp-gauss: s (order 2s); 0 = chosen from tol          */
+  unsigned columns;/* mp-gbs: rows k of the table (order 2k); 0 = auto    */
+  double h0;       /* first step; 0 = 1/8 of the first interval           */
+  unsigned long max_steps; /* accepted + rejected, per run; 0 = 10^6      */
+  /* Checkpointing (off by default): checkpoint is called after every
+   * accepted step (the callback decides whether to save, e.g. by wall
+   * clock), and once more when the run ends or fails. */
+  af_mp_checkpoint_fn checkpoint;
+  void *checkpoint_ctx;
+  /* Resume (NULL by default): continue the run described by *resume,
+   * with y holding its state.  The times, model and options must be those
+   * of the interrupted run (method, order, tol, length and precision are
+   * checked: AF_EINVAL); the output callback is called only for times
+   * from resume->next_out on.  stats continue from resume->stats. */
+  const af_mp_ckpt *resume;
+} af_mp_opts;
+
+void af_mp_opts_init(af_mp_opts *o); /* mp-gauss, tol 1e-60, auto, no
+                                        checkpoint, no resume */
 
 typedef int (*af_mp_output_fn)(double t, mpfr_t *y, void *ctx);
 
@@ -117,6 +165,19 @@ typedef int (*af_mp_output_fn)(double t, mpfr_t *y, void *ctx);
 int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
                     const af_model *m, const af_mp_opts *o, af_mp_work *w,
                     af_mp_output_fn out, void *ctx, af_mp_stats *stats);
+
+/* ---------------------------------------------------------- observables */
+
+/* The observables of af_observe (AF_OBS_LIST) at the precision of obs,
+ * which must hold AF_OBS_COUNT numbers (all at one precision, that of y
+ * and w).  Same definitions as af_observe: pair quantities from
+ * g_ij = |th_i - th_j|^2 / 2 (th = theta/|theta|), the centred variance,
+ * energy e^beta sum exp(-beta g) / n^2; speed_mean is the mean of
+ * |d theta_j/dt| / |theta_j| = |P A_j| / s_j from af_mp_rhs; clusters
+ * compares 1 - g_ij with cluster_cos at working precision.  Every number
+ * is computed in MPFR (none passes through a double). */
+int af_mp_observe(mpfr_t *obs, mpfr_srcptr t, mpfr_t *y, double cluster_cos,
+                  const af_model *m, af_mp_work *w);
 
 /* ---------------------------------------------------------- reference files */
 

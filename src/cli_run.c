@@ -1,5 +1,7 @@
 /* cli_run.c -- `attnflow run`: integrate one case of the attention flow
  * (spec S0-S7, M5) and write its observables at the requested times.
+ * This file parses every option and runs the double path; with
+ * --precision the run itself is af_run_mp (cli_run_mp.c, MPFR).
  *
  * Order of work, chosen so that no failure leaves a file behind:
  *   1. parse and check every option (usage errors, exit 2);
@@ -20,16 +22,12 @@
 #include <errno.h>
 
 #include "cli.h"
+#include "cli_run.h"
 #include "output.h"
 
 /* ------------------------------------------------------------ options */
 
-enum {
-  O_HELP, O_SCHEME, O_N, O_D, O_BETA, O_INIT, O_SEED, O_R0, O_ALPHA,
-  O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
-  O_FORMAT, O_OUT, O_SAVE_STATE, O_ATTENTION, O_KERNEL, O_WEIGHTS,
-  O_CLUSTER_COS, O_OBSERVABLES, O_MAX_STEPS, O_COUNT
-};
+/* Option indices O_*: cli_run.h. */
 
 static const af_cli_opt af_run_opts[] = {
     [O_HELP] = {"help", 0},
@@ -58,6 +56,12 @@ static const af_cli_opt af_run_opts[] = {
     [O_CLUSTER_COS] = {"cluster-cos", 1},
     [O_OBSERVABLES] = {"observables", 1},
     [O_MAX_STEPS] = {"max-steps", 1},
+    [O_PRECISION] = {"precision", 1},
+    [O_TOL] = {"tol", 1},
+    [O_DIGITS] = {"digits", 1},
+    [O_CHECKPOINT] = {"checkpoint", 1},
+    [O_CHECKPOINT_EVERY] = {"checkpoint-every", 1},
+    [O_RESUME] = {"resume", 1},
     [O_COUNT] = {NULL, 0},
 };
 
@@ -93,23 +97,46 @@ static void af_run_help(void) {
       "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
       "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
       "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V)\n"
-      "  --kernel K      blas|direct (default blas)\n"
+      "  --kernel K      blas|direct (default blas; direct with --precision)\n"
       "\n"
       "Integration:\n"
       "  --t-end T       final time (>= 0, default 10)\n"
       "  --times LIST    output times t1,t2,... (>= 0, non-decreasing; default 0,T;\n"
       "                  the start is always t = 0)\n"
-      "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers (default rk8pd)\n"
-      "  --h H           step of rk4 and layers, initial step otherwise (default 0.01)\n"
+      "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers (default rk8pd);\n"
+      "                  with --precision: mp-gauss|mp-gbs (default mp-gauss)\n"
+      "  --h H           step of rk4 and layers, initial step otherwise (default 0.01;\n"
+      "                  also the time of one Kaiming weight set)\n"
       "  --rtol E        relative tolerance (> 0, default 1e-10)\n"
       "  --atol E        absolute tolerance (> 0, default 1e-12)\n"
-      "  --max-steps N   step limit per output interval (>= 1, default 10^7)\n"
+      "  --max-steps N   step limit per output interval (>= 1, default 10^7;\n"
+      "                  with --precision: accepted + rejected steps of the run,\n"
+      "                  default 10^6)\n"
+      "\n"
+      "High precision (MPFR; the same observables and columns, every number\n"
+      "computed at the working precision):\n"
+      "  --precision B   bits of the MPFR run (53..100000); selects the MPFR\n"
+      "                  integrators and the direct kernel\n"
+      "  --tol E         requested global error of the state (max norm relative to\n"
+      "                  max(1, |y|); 2^(16-B) <= E < 1; default 1e-60, or\n"
+      "                  10^-floor((B-20) log10 2) if B < 220); the run's own\n"
+      "                  estimate is written as err_est\n"
+      "  --digits N      significant digits printed (1..100000; default the\n"
+      "                  round-trip count 1 + ceil(B log10 2))\n"
+      "  --checkpoint P  save the integrator state (exact) to P, atomically, every\n"
+      "                  --checkpoint-every seconds and when the run ends or fails\n"
+      "  --checkpoint-every S  seconds between checkpoints (>= 0, default 60;\n"
+      "                  0: after every step)\n"
+      "  --resume P      continue the run saved in checkpoint P (same parameters;\n"
+      "                  the result is bit-identical to an uninterrupted run)\n"
       "\n"
       "Output:\n"
-      "  --format F      csv|jsonl (default csv)\n"
+      "  --format F      csv|jsonl (default csv); hex with --precision: CSV with\n"
+      "                  exact values (MPFR %%Ra, hexadecimal significand)\n"
       "  --out PATH      output file, '-' for stdout (default -)\n"
       "  --save-state P  write the final tokens x_j = r_j theta_j as CSV, readable\n"
-      "                  by --init file:P\n"
+      "                  by --init file:P; with --precision the final state\n"
+      "                  (theta_j, r_j) as an exact reference file (attnflow_mp.h)\n"
       "  --observables L comma-separated columns (default: the first 12 below)\n"
       "  --cluster-cos C cosine threshold of the clusters observable (default 0.9999)\n"
       "\n"
@@ -123,28 +150,7 @@ static void af_run_help(void) {
 
 /* ------------------------------------------------------------ config */
 
-typedef enum { AF_FMT_CSV = 0, AF_FMT_JSONL } af_format;
-
-typedef struct {
-  /* As given. */
-  const char *arg[O_COUNT]; /* value of each option, NULL if absent */
-  /* Parsed. */
-  const char *scheme_name;
-  af_scheme_id scheme;
-  af_attn_kind attn;
-  size_t n, d;
-  double beta, r0, alpha, alpha_decay, tau, t_end, cluster_cos;
-  unsigned long seed;
-  double *times; /* requested output times */
-  size_t ntimes;
-  af_integ_opts integ;
-  af_kernel kernel;
-  af_format format;
-  const char *out, *save_state, *init, *weights;
-  af_obs_id obs[AF_OBS_COUNT]; /* selected columns */
-  const char *obs_names[AF_OBS_COUNT];
-  size_t nobs;
-} af_run_cfg;
+/* af_run_cfg and af_format: cli_run.h. */
 
 static const char *const af_attn_names[AF_ATTN_COUNT] = {"softmax", "usa",
                                                           "causal"};
@@ -234,6 +240,100 @@ static int af_run_parse_observables(af_run_cfg *c, const char *s) {
     item = comma + 1;
   }
   return 1;
+}
+
+/* The options of the MPFR path (c->precision is set): method, tol,
+ * digits, checkpoints; options of the double integrators are errors.
+ * Then the common options after the integrator (af_run_parse_rest). */
+static int af_run_parse_rest(af_run_cfg *c);
+
+static int af_run_parse_mp(af_run_cfg *c) {
+  const char *const *a = c->arg;
+  static const int double_only[] = {O_RTOL, O_ATOL};
+  for (size_t i = 0; i < sizeof double_only / sizeof double_only[0]; i++)
+    if (a[double_only[i]] != NULL) {
+      af_cli_error("--%s is an option of the double integrators; with "
+                   "--precision use --tol",
+                   af_run_opts[double_only[i]].name);
+      return AF_EXIT_USAGE;
+    }
+  if (a[O_METHOD] && af_mp_method_lookup(&c->mp.method, a[O_METHOD]) != AF_OK) {
+    af_cli_error("--method %s: with --precision the methods are mp-gauss and "
+                 "mp-gbs",
+                 a[O_METHOD]);
+    return AF_EXIT_USAGE;
+  }
+  /* --h: first step (and the time of a Kaiming weight set, as without
+   * --precision); absent, the integrator starts from 1/8 of the span. */
+  if (a[O_H]) {
+    if (!af_run_range(&c->integ.h, O_H, a[O_H], 0, 1, INFINITY))
+      return AF_EXIT_USAGE;
+    c->mp.h0 = c->integ.h;
+  }
+  /* The integrators compare tolerances in double arithmetic and need
+   * them in the normal range (attnflow_mp.h). */
+  if (a[O_TOL] && !af_run_range(&c->mp.tol, O_TOL, a[O_TOL], 1e-300, 0, 1))
+    return AF_EXIT_USAGE;
+  if (c->mp.tol == 1) {
+    af_cli_error("--tol must be below 1 (got %s)", a[O_TOL]);
+    return AF_EXIT_USAGE;
+  }
+  /* A tolerance needs room above the rounding level 2^-B: the Gauss stage
+   * iteration stops within 2^16 units of it (mp_integrate.c), and local
+   * error estimates below that are rounding noise, so the controller would
+   * shrink the step without end.  Default: 1e-60, or 2^20 units of the
+   * precision rounded down to a power of ten when B is too small for
+   * 1e-60 (B < 220). */
+  double floor_tol = ldexp(1.0, 16 - (int)c->precision);
+  if (a[O_TOL] == NULL) {
+    double dflt = pow(10.0, -floor((double)(c->precision - 20) * log10(2.0)));
+    c->mp.tol = fmax(c->mp.tol, dflt);
+  } else if (c->mp.tol < floor_tol) {
+    af_cli_error("--tol %s is below what %lu bits resolve (2^(16-%lu) = "
+                 "%.2g); raise --precision",
+                 a[O_TOL], c->precision, c->precision, floor_tol);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_MAX_STEPS]) {
+    if (!af_cli_ulong(&c->mp.max_steps, "max-steps", a[O_MAX_STEPS]))
+      return AF_EXIT_USAGE;
+    if (c->mp.max_steps < 1) {
+      af_cli_error("--max-steps must be at least 1");
+      return AF_EXIT_USAGE;
+    }
+  }
+  c->digits = (unsigned long)mpfr_get_str_ndigits(10, (mpfr_prec_t)c->precision);
+  if (a[O_DIGITS]) {
+    if (!af_cli_ulong(&c->digits, "digits", a[O_DIGITS])) return AF_EXIT_USAGE;
+    if (c->digits < 1 || c->digits > AF_RUN_PREC_MAX) {
+      af_cli_error("--digits must be in [1, %d] (got %s)", AF_RUN_PREC_MAX,
+                   a[O_DIGITS]);
+      return AF_EXIT_USAGE;
+    }
+  }
+  c->checkpoint = a[O_CHECKPOINT];
+  c->resume = a[O_RESUME];
+  if ((c->checkpoint && c->checkpoint[0] == '\0') ||
+      (c->resume && c->resume[0] == '\0')) {
+    af_cli_error("empty checkpoint path");
+    return AF_EXIT_USAGE;
+  }
+  c->checkpoint_every = 60;
+  if (a[O_CHECKPOINT_EVERY]) {
+    if (c->checkpoint == NULL) {
+      af_cli_error("--checkpoint-every needs --checkpoint PATH");
+      return AF_EXIT_USAGE;
+    }
+    if (!af_run_range(&c->checkpoint_every, O_CHECKPOINT_EVERY,
+                      a[O_CHECKPOINT_EVERY], 0, 0, INFINITY))
+      return AF_EXIT_USAGE;
+  }
+  if (a[O_KERNEL] && strcmp(a[O_KERNEL], "direct") != 0) {
+    af_cli_error("--kernel %s: the MPFR path has the direct kernel only",
+                 a[O_KERNEL]);
+    return AF_EXIT_USAGE;
+  }
+  return af_run_parse_rest(c);
 }
 
 /* Parse argv into c.  Returns AF_EXIT_OK, AF_EXIT_USAGE, or -1 after
@@ -371,8 +471,33 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
     c->ntimes = 2;
   }
 
-  /* Integrator. */
+  /* High precision first: it decides what --method names. */
   af_integ_opts_init(&c->integ);
+  af_mp_opts_init(&c->mp);
+  if (a[O_PRECISION]) {
+    if (!af_cli_ulong(&c->precision, "precision", a[O_PRECISION]))
+      return AF_EXIT_USAGE;
+    if (c->precision < AF_RUN_PREC_MIN || c->precision > AF_RUN_PREC_MAX) {
+      af_cli_error("--precision must be in [%d, %d] bits (got %s)",
+                   AF_RUN_PREC_MIN, AF_RUN_PREC_MAX, a[O_PRECISION]);
+      return AF_EXIT_USAGE;
+    }
+    return af_run_parse_mp(c);
+  }
+  static const int mp_only[] = {O_TOL, O_DIGITS, O_CHECKPOINT,
+                                O_CHECKPOINT_EVERY, O_RESUME};
+  for (size_t i = 0; i < sizeof mp_only / sizeof mp_only[0]; i++)
+    if (a[mp_only[i]] != NULL) {
+      af_cli_error("--%s needs --precision BITS (the MPFR path)",
+                   af_run_opts[mp_only[i]].name);
+      return AF_EXIT_USAGE;
+    }
+  if (a[O_METHOD] && strncmp(a[O_METHOD], "mp-", 3) == 0) {
+    af_cli_error("--method %s needs --precision BITS", a[O_METHOD]);
+    return AF_EXIT_USAGE;
+  }
+
+  /* Integrator. */
   if (a[O_METHOD] && af_method_lookup(&c->integ.method, a[O_METHOD]) != AF_OK) {
     af_cli_error("--method: unknown method '%s' (rk8pd, rkf45, rk4, rkck, "
                  "msadams, layers)",
@@ -411,7 +536,13 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
     }
   }
 
-  c->kernel = AF_KERNEL_BLAS;
+  return af_run_parse_rest(c);
+}
+
+/* Options common to both paths, after the integrator's. */
+static int af_run_parse_rest(af_run_cfg *c) {
+  const char *const *a = c->arg;
+  c->kernel = c->precision ? AF_KERNEL_DIRECT : AF_KERNEL_BLAS;
   if (a[O_KERNEL]) {
     int k;
     for (k = 0; k < AF_KERNEL_COUNT; k++)
@@ -431,8 +562,14 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
       c->format = AF_FMT_CSV;
     } else if (strcmp(a[O_FORMAT], "jsonl") == 0) {
       c->format = AF_FMT_JSONL;
+    } else if (strcmp(a[O_FORMAT], "hex") == 0 && c->precision) {
+      c->format = AF_FMT_HEX;
+    } else if (strcmp(a[O_FORMAT], "hex") == 0) {
+      af_cli_error("--format hex needs --precision BITS (exact MPFR values)");
+      return AF_EXIT_USAGE;
     } else {
-      af_cli_error("--format: unknown format '%s' (csv, jsonl)", a[O_FORMAT]);
+      af_cli_error("--format: unknown format '%s' (csv, jsonl%s)", a[O_FORMAT],
+                   c->precision ? ", hex" : "");
       return AF_EXIT_USAGE;
     }
   }
@@ -444,6 +581,14 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   }
   if (c->save_state && strcmp(c->save_state, c->out) == 0) {
     af_cli_error("--out and --save-state name the same file '%s'", c->out);
+    return AF_EXIT_USAGE;
+  }
+  if (c->checkpoint && (strcmp(c->checkpoint, c->out) == 0 ||
+                        (c->save_state &&
+                         strcmp(c->checkpoint, c->save_state) == 0))) {
+    af_cli_error("--checkpoint '%s' names the same file as --out or "
+                 "--save-state",
+                 c->checkpoint);
     return AF_EXIT_USAGE;
   }
   c->cluster_cos = 0.9999;
@@ -602,15 +747,27 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
   if (rc == AF_OK) rc = af_prov_add_double(p, "tau", c->tau);
   if (rc == AF_OK) rc = af_prov_add_str(p, "init", c->init);
   if (rc == AF_OK) rc = af_prov_add_ulong(p, "seed", c->seed);
-  if (rc == AF_OK)
+  if (rc == AF_OK && c->precision) {
+    /* The MPFR path: its method, precision, tolerance; h0 0 = 1/8 of the
+     * span; max_steps 0 = the library's 10^6 (attnflow_mp.h). */
+    rc = af_prov_add_str(p, "method", af_mp_method_name(c->mp.method));
+    if (rc == AF_OK) rc = af_prov_add_ulong(p, "precision", c->precision);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "tol", c->mp.tol);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "h0", c->mp.h0);
+    if (rc == AF_OK)
+      rc = af_prov_add_ulong(p, "max_steps",
+                             c->mp.max_steps ? c->mp.max_steps : 1000000UL);
+  } else if (rc == AF_OK) {
     rc = af_prov_add_str(p, "method", af_method_name(c->integ.method));
-  if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
-  if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
-  if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
-  /* max_steps 0 means the library's default of 10^7 (attnflow.h). */
-  if (rc == AF_OK)
-    rc = af_prov_add_ulong(p, "max_steps",
-                           c->integ.max_steps ? c->integ.max_steps : 10000000UL);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
+    if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
+    /* max_steps 0 means the library's default of 10^7 (attnflow.h). */
+    if (rc == AF_OK)
+      rc = af_prov_add_ulong(p, "max_steps",
+                             c->integ.max_steps ? c->integ.max_steps : 10000000UL);
+  }
   if (rc == AF_OK) rc = af_prov_add_str(p, "kernel", af_kernel_names[c->kernel]);
   if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);
@@ -632,6 +789,25 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
   }
   if (rc == AF_OK)
     rc = af_prov_add_str(p, "save_state", c->save_state ? c->save_state : "none");
+  if (rc == AF_OK && c->precision) {
+    /* The columns (they are part of a checkpoint's rows). */
+    char cols[AF_OBS_COUNT * 24] = "";
+    for (size_t k = 0; k < c->nobs; k++) {
+      if (k) strcat(cols, ",");
+      strcat(cols, c->obs_names[k]); /* names are < 16 characters */
+    }
+    rc = af_prov_add_str(p, "observables", cols);
+    if (rc == AF_OK) rc = af_prov_add_ulong(p, "digits", c->digits);
+    if (rc == AF_OK)
+      rc = af_prov_add_str(p, "format", c->format == AF_FMT_HEX     ? "hex"
+                                        : c->format == AF_FMT_JSONL ? "jsonl"
+                                                                    : "csv");
+    if (rc == AF_OK)
+      rc = af_prov_add_str(p, "checkpoint", c->checkpoint ? c->checkpoint : "none");
+    if (rc == AF_OK && c->checkpoint)
+      rc = af_prov_add_double(p, "checkpoint_every", c->checkpoint_every);
+    if (rc == AF_OK && c->resume) rc = af_prov_add_str(p, "resumed_from", c->resume);
+  }
   return rc;
 }
 
@@ -753,6 +929,10 @@ int af_cli_run(int argc, char **argv) {
   if (rc != AF_OK) {
     af_cli_error("%s", af_strerror(rc));
     ex = AF_EXIT_FAIL;
+    goto done;
+  }
+  if (c.precision) {
+    ex = af_run_mp(&c, &m, y, itimes, c.ntimes + skip, skip, &prov);
     goto done;
   }
 

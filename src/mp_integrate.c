@@ -604,16 +604,53 @@ static unsigned default_order(double tol)
   return (unsigned) k;
 }
 
-/* Integrate one piece [ta, tb] of the field; *hd carries the step. */
-static int integrate_piece(mpfr_t *y, double ta, double tb, double *hd,
-                           double span, const af_mp_opts *o, mp_ctx *c,
-                           const af_model *m, af_mp_work *w, af_mp_stats *st,
-                           unsigned long maxsteps)
+/* Checkpoint bookkeeping of one run (opts->checkpoint). */
+typedef struct {
+  af_mp_ckpt ck;  /* identity fields set once; the rest per call */
+  const af_mp_opts *o;
+  int stopped;    /* the callback returned non-zero: do not call again */
+} mp_ck_run;
+
+/* Report the run's state to the checkpoint callback (if any). */
+static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
+                   double lo, double hi, mpfr_ptr t, double hd, mpfr_t *y,
+                   const af_mp_stats *st, unsigned long ev0, af_mp_work *w)
+{
+  if (r->o->checkpoint == NULL || r->stopped)
+    return AF_OK;
+  r->ck.event = ev;
+  r->ck.status = status;
+  r->ck.next_out = k;
+  r->ck.piece_lo = lo;
+  r->ck.piece_hi = hi;
+  r->ck.t = t;
+  r->ck.h = hd;
+  r->ck.stats = *st;
+  r->ck.stats.nevals = af_mp_work_nevals(w) - ev0;
+  int rc = r->o->checkpoint(&r->ck, y, r->o->checkpoint_ctx);
+  if (rc != 0)
+    r->stopped = 1;
+  return rc;
+}
+
+/* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
+ * run starts at t0 if given (a resumed run), else at ta.  k is the index
+ * of the output time being approached (for checkpoints); *tfinal
+ * receives the exact time reached. */
+static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
+                           double *hd, double span, const af_mp_opts *o,
+                           mp_ctx *c, const af_model *m, af_mp_work *w,
+                           af_mp_stats *st, unsigned long maxsteps,
+                           mp_ck_run *ckr, size_t k, unsigned long ev0,
+                           mpfr_ptr tfinal)
 {
   size_t N = c->N;
   mpfr_t t, tend, h, rem;
   mpfr_inits2(c->prec, t, tend, h, rem, (mpfr_ptr) 0);
-  mpfr_set_d(t, ta, RND);
+  if (t0 != NULL)
+    mpfr_set(t, t0, RND);
+  else
+    mpfr_set_d(t, ta, RND);
   mpfr_set_d(tend, tb, RND);
   unsigned p = c->method == AF_MP_GAUSS ? 2 * c->s : 2 * c->s;
   /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
@@ -668,6 +705,10 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, double *hd,
       double hn = hcur * fac;
       if (!last || hn > *hd)
         *hd = hn;
+      rc = ck_call(ckr, AF_MP_CK_STEP, AF_OK, k, ta, tb, t, *hd, y, st, ev0,
+                   w);
+      if (rc != AF_OK)
+        break;
     } else {
       st->rejected++;
       *hd = hcur * fac;
@@ -677,6 +718,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, double *hd,
       }
     }
   }
+  mpfr_set(tfinal, t, RND);
   mpfr_clears(t, tend, h, rem, (mpfr_ptr) 0);
   return rc;
 }
@@ -712,19 +754,73 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   rc = ctx_init(&c, o->method, s, N, prec);
   if (rc != AF_OK)
     return rc;
-  st->order = 2 * s;
-  unsigned long ev0 = af_mp_work_nevals(w);
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
   double span = times[ntimes - 1] - times[0];
   double hd = o->h0 > 0 ? o->h0 : span / 8;
   double t = times[0];
-  st->t_reached = t;
-  for (size_t k = 0; k < ntimes && rc == AF_OK; k++) {
+  size_t k0 = 0;
+  const af_mp_ckpt *rs = o->resume;
+  if (rs != NULL) {
+    /* Continue exactly where the checkpoint left off: same identity, a
+     * consistent position (the piece is the one the run would take from
+     * piece_lo towards times[next_out]). */
+    if (rs->method != o->method || rs->order != 2 * s || rs->tol != o->tol
+        || rs->len != N || rs->prec != prec || rs->t == NULL
+        || rs->next_out > ntimes || !(rs->h > 0) || !isfinite(rs->h)
+        || mpfr_get_prec(rs->t) != prec || !mpfr_number_p(rs->t)) {
+      ctx_free(&c);
+      return AF_EINVAL;
+    }
+    if (rs->next_out < ntimes) {
+      double tk = times[rs->next_out];
+      if (!(rs->piece_lo >= times[0] && rs->piece_lo <= rs->piece_hi
+            && rs->piece_hi <= tk
+            && (rs->piece_lo == rs->piece_hi
+                || next_breakpoint(m, rs->piece_lo, tk) == rs->piece_hi)
+            && mpfr_cmp_d(rs->t, rs->piece_lo) >= 0
+            && mpfr_cmp_d(rs->t, rs->piece_hi) <= 0)) {
+        ctx_free(&c);
+        return AF_EINVAL;
+      }
+    }
+    *st = rs->stats;
+    hd = rs->h;
+    t = rs->piece_lo;
+    k0 = rs->next_out;
+  }
+  st->order = 2 * s;
+  /* nevals continues from the checkpoint's count. */
+  unsigned long ev0 = af_mp_work_nevals(w) - st->nevals;
+  if (rs == NULL)
+    st->t_reached = t;
+  mp_ck_run ckr;
+  memset(&ckr, 0, sizeof ckr);
+  ckr.o = o;
+  ckr.ck.method = o->method;
+  ckr.ck.order = 2 * s;
+  ckr.ck.tol = o->tol;
+  ckr.ck.len = N;
+  ckr.ck.prec = prec;
+  mpfr_t tex; /* exact time of y */
+  mpfr_init2(tex, prec);
+  if (rs != NULL)
+    mpfr_set(tex, rs->t, RND);
+  else
+    mpfr_set_d(tex, t, RND);
+  /* A resumed run re-enters its piece at the exact time saved. */
+  int first = rs != NULL && k0 < ntimes && rs->piece_lo < rs->piece_hi;
+  double lo = t, hi = t;
+  size_t k;
+  for (k = k0; k < ntimes && rc == AF_OK; k++) {
     double tk = times[k];
     while (t < tk && rc == AF_OK) {
-      double stop = next_breakpoint(m, t, tk);
+      double stop = first ? rs->piece_hi : next_breakpoint(m, t, tk);
+      lo = t;
+      hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
-      rc = integrate_piece(y, t, stop, &hd, span, o, &c, m, w, st, maxsteps);
+      rc = integrate_piece(y, t, stop, first ? rs->t : NULL, &hd, span, o,
+                           &c, m, w, st, maxsteps, &ckr, k, ev0, tex);
+      first = 0;
       if (rc == AF_OK)
         t = stop;
     }
@@ -740,6 +836,21 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   }
   af_mp_work_set_piece(w, 0, 0, 0);
   st->nevals = af_mp_work_nevals(w) - ev0;
+  /* Last report: the end, or the failure with the state of the last
+   * accepted step (a failed output callback leaves next_out at its time,
+   * so a resumed run calls it again). */
+  if (rc == AF_OK) {
+    int crc = ck_call(&ckr, AF_MP_CK_END, AF_OK, ntimes, t, t, tex, hd, y, st,
+                      ev0, w);
+    if (crc != AF_OK)
+      rc = crc;
+  } else if (!ckr.stopped) {
+    size_t kf = k > k0 ? k - 1 : k0;
+    if (mpfr_cmp_d(tex, hi) >= 0 && hi > lo)
+      lo = hi; /* the piece was finished */
+    ck_call(&ckr, AF_MP_CK_FAIL, rc, kf, lo, hi, tex, hd, y, st, ev0, w);
+  }
+  mpfr_clear(tex);
   ctx_free(&c);
   return rc;
 }

@@ -799,6 +799,337 @@ START_TEST(test_integrate_contract)
 }
 END_TEST
 
+/* ------------------------------------------------------------ observables */
+
+START_TEST(test_observe_mp)
+{
+  /* af_mp_observe at 53 bits against af_observe (DIRECT kernel): the same
+   * formulas in the same order, so they differ by rounding only (libm's
+   * exp, and speed_mean through |P A / s| |x| / |x|).  Bound: each
+   * observable is a sum of <= n^2 terms of O(d) roundings, as row I3.var
+   * of data/tolerances.tsv: (n^2 + 4d + 16) eps relative to max(1, |v|).
+   * At 256 bits against 512 bits (same double state): within 2^-240. */
+  const size_t n = 5, d = 3, N = n * d + n;
+  double y[20], od[AF_OBS_COUNT];
+  af_work *w = af_work_alloc(n, d);
+  AFT_OK(af_work_set_kernel(w, AF_KERNEL_DIRECT));
+  mpfr_t *o53 = af_mp_vec_alloc(AF_OBS_COUNT, 53), *o256 = af_mp_vec_alloc(AF_OBS_COUNT, 256),
+         *o512 = af_mp_vec_alloc(AF_OBS_COUNT, 512);
+  mpfr_t *y53 = af_mp_vec_alloc(N, 53), *y256 = af_mp_vec_alloc(N, 256), *y512 = af_mp_vec_alloc(N, 512);
+  af_mp_work *w53 = af_mp_work_alloc(n, d, 53), *w256 = af_mp_work_alloc(n, d, 256),
+             *w512 = af_mp_work_alloc(n, d, 512);
+  mpfr_t t53, t256, t512;
+  mpfr_init2(t53, 53);
+  mpfr_init2(t256, 256);
+  mpfr_init2(t512, 512);
+  double bound = (double) (n * n + 4 * d + 16) * DBL_EPSILON, worst = 0;
+  for (int st = 0; st < 3; st++) {
+    if (st == 1)
+      fill_clustered(y, n, d, 1e-3, aft_seed(21));
+    else
+      aft_random_state(y, n, d, aft_seed(20) + (unsigned long) st);
+    y[1] *= 1.0 + 1e-9; /* off the sphere: drift > 0 */
+    for (size_t j = 0; j < n; j++)
+      y[n * d + j] = 0.5 + 0.25 * (double) j;
+    for (int sc = 0; sc < AF_SCHEME_COUNT; sc++) {
+      af_model m;
+      model_variant(&m, n, d, sc, AF_ATTN_SOFTMAX, 0, 2.0);
+      double t = 0.4;
+      double cc = st == 1 ? 0.9999995 : 0.9; /* clusters: some pairs merge */
+      mpfr_set_d(t53, t, RND);
+      mpfr_set_d(t256, t, RND);
+      mpfr_set_d(t512, t, RND);
+      af_mp_vec_set_d(y53, y, N);
+      af_mp_vec_set_d(y256, y, N);
+      af_mp_vec_set_d(y512, y, N);
+      AFT_OK(af_observe(od, t, y, cc, &m, w));
+      AFT_OK(af_mp_observe(o53, t53, y53, cc, &m, w53));
+      AFT_OK(af_mp_observe(o256, t256, y256, cc, &m, w256));
+      AFT_OK(af_mp_observe(o512, t512, y512, cc, &m, w512));
+      for (int k = 0; k < AF_OBS_COUNT; k++) {
+        double v = mpfr_get_d(o53[k], RND);
+        double e = fabs(v - od[k]) / fmax(1.0, fabs(od[k]));
+        worst = fmax(worst, e / DBL_EPSILON);
+        ck_assert_msg(e <= bound, "scheme %d state %d: %s mpfr53 %.17g double %.17g",
+                      sc, st, af_obs_name((af_obs_id) k), v, od[k]);
+        double d5 = mpfr_get_d(o512[k], RND);
+        ck_assert_msg(fabs(mpfr_get_d(o256[k], RND) - d5) <= 1e-60 * fmax(1.0, fabs(d5)),
+                      "%s: 256 vs 512 bits", af_obs_name((af_obs_id) k));
+        mpfr_t q;
+        mpfr_init2(q, 512);
+        mpfr_sub(q, o256[k], o512[k], RND);
+        ck_assert_msg(mpfr_zero_p(q) || mpfr_get_exp(q) <= -240 + (mpfr_get_exp(o512[k]) > 0 ? mpfr_get_exp(o512[k]) : 0),
+                      "%s: 256 vs 512 bits differ by %g", af_obs_name((af_obs_id) k), mpfr_get_d(q, RND));
+        mpfr_clear(q);
+      }
+      ck_assert(mpfr_cmp_d(o53[AF_OBS_clusters], od[AF_OBS_clusters]) == 0);
+      ck_assert(mpfr_equal_p(o256[AF_OBS_clusters], o512[AF_OBS_clusters]));
+      ck_assert(mpfr_sgn(o256[AF_OBS_drift]) > 0);
+    }
+  }
+  fprintf(stderr, "observables mpfr53 vs double: worst %.3g eps (bound %.0f eps)\n", worst,
+          bound / DBL_EPSILON);
+  /* Contract: obs at another precision, a work of another size. */
+  af_model m;
+  model_variant(&m, n, d, AF_POST_LN, AF_ATTN_SOFTMAX, 0, 1.0);
+  AFT_STATUS(af_mp_observe(o53, t256, y256, 0.9, &m, w256), AF_EINVAL);
+  AFT_STATUS(af_mp_observe(o256, t256, y256, NAN, &m, w256), AF_EINVAL);
+  af_mp_work *wsmall = af_mp_work_alloc(n - 1, d, 256);
+  AFT_STATUS(af_mp_observe(o256, t256, y256, 0.9, &m, wsmall), AF_EDIM);
+  af_mp_work_free(wsmall);
+  /* One token: no pairs. */
+  af_model m1;
+  model_variant(&m1, 1, d, AF_POST_LN, AF_ATTN_SOFTMAX, 0, 1.0);
+  af_mp_work *w1 = af_mp_work_alloc(1, d, 256);
+  AFT_OK(af_mp_observe(o256, t256, y256, 0.9, &m1, w1));
+  ck_assert(mpfr_cmp_ui(o256[AF_OBS_cos_mean], 1) == 0 && mpfr_cmp_ui(o256[AF_OBS_clusters], 1) == 0);
+  af_mp_work_free(w1);
+  mpfr_clears(t53, t256, t512, (mpfr_ptr) 0);
+  af_mp_vec_free(o53, AF_OBS_COUNT);
+  af_mp_vec_free(o256, AF_OBS_COUNT);
+  af_mp_vec_free(o512, AF_OBS_COUNT);
+  af_mp_vec_free(y53, N);
+  af_mp_vec_free(y256, N);
+  af_mp_vec_free(y512, N);
+  af_mp_work_free(w53);
+  af_mp_work_free(w256);
+  af_mp_work_free(w512);
+  af_work_free(w);
+}
+END_TEST
+
+/* ------------------------------------------------------------ checkpoints */
+
+/* Deep copies of the checkpoints a run reports (y and t included). */
+typedef struct {
+  size_t count, cap, N;
+  af_mp_ckpt *ck;
+  mpfr_t *t;   /* count */
+  mpfr_t **y;  /* count x N */
+  int stop_at; /* return AF_EIO at this STEP report (-1: never) */
+  int ends, fails;
+} ck_log;
+
+static int ck_log_fn(const af_mp_ckpt *ck, mpfr_t *y, void *ctx)
+{
+  ck_log *L = ctx;
+  ck_assert(ck->len == L->N);
+  if (ck->event == AF_MP_CK_END)
+    L->ends++;
+  if (ck->event == AF_MP_CK_FAIL)
+    L->fails++;
+  if (L->count == L->cap) {
+    L->cap = L->cap ? 2 * L->cap : 64;
+    L->ck = realloc(L->ck, L->cap * sizeof *L->ck);
+    L->t = realloc(L->t, L->cap * sizeof *L->t);
+    L->y = realloc(L->y, L->cap * sizeof *L->y);
+  }
+  size_t k = L->count++;
+  L->ck[k] = *ck;
+  mpfr_init2(L->t[k], mpfr_get_prec(ck->t));
+  mpfr_set(L->t[k], ck->t, RND);
+  L->ck[k].t = L->t[k];
+  L->y[k] = af_mp_vec_alloc(L->N, ck->prec);
+  af_mp_vec_set(L->y[k], y, L->N);
+  if (ck->event == AF_MP_CK_STEP && L->stop_at >= 0 && (int) k == L->stop_at)
+    return AF_EIO;
+  return AF_OK;
+}
+
+static void ck_log_free(ck_log *L)
+{
+  for (size_t k = 0; k < L->count; k++) {
+    mpfr_clear(L->t[k]);
+    af_mp_vec_free(L->y[k], L->N);
+  }
+  free(L->ck);
+  free(L->t);
+  free(L->y);
+}
+
+/* Output log: the times and states passed to the output callback. */
+typedef struct {
+  size_t count, N;
+  double t[16];
+  mpfr_t *y[16];
+} out_log;
+
+static int out_log_fn(double t, mpfr_t *y, void *ctx)
+{
+  out_log *L = ctx;
+  ck_assert(L->count < 16);
+  L->t[L->count] = t;
+  L->y[L->count] = af_mp_vec_alloc(L->N, mpfr_get_prec(y[0]));
+  af_mp_vec_set(L->y[L->count], y, L->N);
+  L->count++;
+  return AF_OK;
+}
+
+static void out_log_free(out_log *L)
+{
+  for (size_t k = 0; k < L->count; k++)
+    af_mp_vec_free(L->y[k], L->N);
+}
+
+START_TEST(test_checkpoint_resume)
+{
+  /* A run resumed from any checkpoint it reported ends bit-identical to
+   * the uninterrupted run: state, outputs, steps, rejected steps,
+   * evaluations and error estimate.  Mix-LN (a breakpoint at tau) with
+   * several output times, both methods; resumed from a checkpoint in the
+   * first piece, one at the end of a piece, and the last one. */
+  const size_t n = 4, d = 3, N = n * d + n;
+  const mpfr_prec_t P = 192;
+  double y0[16];
+  aft_random_state(y0, n, d, aft_seed(42));
+  af_model m;
+  af_model_init(&m, n, d, 2.0, AF_MIX_LN);
+  m.tau = 0.7;
+  const double times[4] = {0, 0.5, 1.0, 1.5};
+  for (int meth = 0; meth < AF_MP_METHOD_COUNT; meth++) {
+    af_mp_work *w = af_mp_work_alloc(n, d, P);
+    af_mp_opts o;
+    af_mp_opts_init(&o);
+    ck_assert_ptr_null(o.checkpoint);
+    ck_assert_ptr_null(o.resume);
+    o.method = (af_mp_method) meth;
+    o.tol = 1e-40;
+    ck_log L = {0, 0, N, NULL, NULL, NULL, -1, 0, 0};
+    o.checkpoint = ck_log_fn;
+    o.checkpoint_ctx = &L;
+    out_log A = {0, N, {0}, {NULL}};
+    mpfr_t *ya = af_mp_vec_alloc(N, P);
+    af_mp_vec_set_d(ya, y0, N);
+    af_mp_stats sa;
+    AFT_OK(af_mp_integrate(ya, times, 4, &m, &o, w, out_log_fn, &A, &sa));
+    ck_assert_uint_eq(L.ends, 1);
+    ck_assert_uint_eq(L.fails, 0);
+    ck_assert_uint_eq(L.count, sa.steps + 1); /* every accepted step, and the end */
+    ck_assert_uint_eq(A.count, 4);
+    /* The one that ends a piece at tau = 0.7. */
+    size_t at_tau = 0;
+    for (size_t k = 0; k < L.count; k++)
+      if (L.ck[k].piece_hi == m.tau && mpfr_cmp_d(L.ck[k].t, m.tau) == 0)
+        at_tau = k;
+    ck_assert(at_tau > 0);
+    size_t picks[4] = {1, at_tau, L.count - 2, L.count - 1};
+    for (int pi = 0; pi < 4; pi++) {
+      const af_mp_ckpt *ck = &L.ck[picks[pi]];
+      mpfr_t *yb = af_mp_vec_alloc(N, P);
+      af_mp_vec_set(yb, L.y[picks[pi]], N);
+      af_mp_opts ob = o;
+      ob.checkpoint = NULL;
+      ob.resume = ck;
+      out_log B = {0, N, {0}, {NULL}};
+      af_mp_stats sb;
+      af_mp_work *w2 = af_mp_work_alloc(n, d, P); /* a fresh process */
+      AFT_OK(af_mp_integrate(yb, times, 4, &m, &ob, w2, out_log_fn, &B, &sb));
+      for (size_t i = 0; i < N; i++)
+        ck_assert_msg(mpfr_equal_p(ya[i], yb[i]), "%s pick %d: y[%zu] differs",
+                      af_mp_method_name(o.method), pi, i);
+      ck_assert_uint_eq(sb.steps, sa.steps);
+      ck_assert_uint_eq(sb.rejected, sa.rejected);
+      ck_assert_uint_eq(sb.nevals, sa.nevals);
+      ck_assert(same_bits(sb.err_est, sa.err_est));
+      ck_assert(same_bits(sb.t_reached, sa.t_reached));
+      /* Outputs from next_out on, equal to the uninterrupted ones. */
+      ck_assert_uint_eq(B.count, 4 - ck->next_out);
+      for (size_t k = 0; k < B.count; k++) {
+        ck_assert(same_bits(B.t[k], A.t[ck->next_out + k]));
+        for (size_t i = 0; i < N; i++)
+          ck_assert(mpfr_equal_p(B.y[k][i], A.y[ck->next_out + k][i]));
+      }
+      out_log_free(&B);
+      af_mp_work_free(w2);
+      af_mp_vec_free(yb, N);
+    }
+    fprintf(stderr, "%s: %zu checkpoints, resumed from 4 of them bit-identically\n",
+            af_mp_method_name(o.method), L.count);
+    /* Mismatched resumes: AF_EINVAL, y untouched. */
+    {
+      mpfr_t *yb = af_mp_vec_alloc(N, P);
+      af_mp_vec_set(yb, L.y[1], N);
+      af_mp_opts ob = o;
+      ob.checkpoint = NULL;
+      ob.resume = &L.ck[1];
+      ob.tol = 1e-41;
+      AFT_STATUS(af_mp_integrate(yb, times, 4, &m, &ob, w, NULL, NULL, NULL), AF_EINVAL);
+      ob.tol = o.tol;
+      ob.method = (af_mp_method) (1 - meth);
+      AFT_STATUS(af_mp_integrate(yb, times, 4, &m, &ob, w, NULL, NULL, NULL), AF_EINVAL);
+      ob.method = o.method;
+      af_mp_ckpt bad = L.ck[1];
+      bad.next_out = 5;
+      ob.resume = &bad;
+      AFT_STATUS(af_mp_integrate(yb, times, 4, &m, &ob, w, NULL, NULL, NULL), AF_EINVAL);
+      bad = L.ck[1];
+      bad.piece_hi = 1.0; /* not the piece the run takes (tau = 0.7) */
+      AFT_STATUS(af_mp_integrate(yb, times, 4, &m, &ob, w, NULL, NULL, NULL), AF_EINVAL);
+      mpfr_t *y3 = af_mp_vec_alloc(N, P + 64);
+      af_mp_vec_set(y3, L.y[1], N);
+      ob.resume = &L.ck[1];
+      AFT_STATUS(af_mp_integrate(y3, times, 4, &m, &ob, w, NULL, NULL, NULL), AF_EINVAL);
+      af_mp_vec_free(y3, N);
+      for (size_t i = 0; i < N; i++)
+        ck_assert(mpfr_equal_p(yb[i], L.y[1][i]));
+      af_mp_vec_free(yb, N);
+    }
+    /* A callback's non-zero return stops the run with that status and a
+     * FAIL report; resuming from the last STEP report finishes the run
+     * identically. */
+    {
+      ck_log S = {0, 0, N, NULL, NULL, NULL, 3, 0, 0};
+      af_mp_opts os = o;
+      os.checkpoint_ctx = &S;
+      mpfr_t *yc = af_mp_vec_alloc(N, P);
+      af_mp_vec_set_d(yc, y0, N);
+      AFT_STATUS(af_mp_integrate(yc, times, 4, &m, &os, w, NULL, NULL, NULL), AF_EIO);
+      ck_assert_uint_eq(S.count, 4); /* stopped at the fourth; no FAIL report after a callback error */
+      ck_assert_uint_eq(S.fails, 0);
+      af_mp_opts ob = o;
+      ob.checkpoint = NULL;
+      ob.resume = &S.ck[3];
+      af_mp_vec_set(yc, S.y[3], N);
+      AFT_OK(af_mp_integrate(yc, times, 4, &m, &ob, w, NULL, NULL, NULL));
+      for (size_t i = 0; i < N; i++)
+        ck_assert(mpfr_equal_p(ya[i], yc[i]));
+      af_mp_vec_free(yc, N);
+      ck_log_free(&S);
+    }
+    /* A failing run reports FAIL with the state of its last accepted step. */
+    {
+      ck_log F = {0, 0, N, NULL, NULL, NULL, -1, 0, 0};
+      af_mp_opts of = o;
+      of.checkpoint_ctx = &F;
+      of.max_steps = 5;
+      mpfr_t *yc = af_mp_vec_alloc(N, P);
+      af_mp_vec_set_d(yc, y0, N);
+      af_mp_stats sf;
+      AFT_STATUS(af_mp_integrate(yc, times, 4, &m, &of, w, NULL, NULL, &sf), AF_EMAXSTEPS);
+      ck_assert_uint_eq(F.fails, 1);
+      const af_mp_ckpt *last = &F.ck[F.count - 1];
+      ck_assert_int_eq(last->event, AF_MP_CK_FAIL);
+      ck_assert_int_eq(last->status, AF_EMAXSTEPS);
+      for (size_t i = 0; i < N; i++)
+        ck_assert(mpfr_equal_p(F.y[F.count - 1][i], yc[i]));
+      /* ... and raising the step limit, it resumes to the same end. */
+      af_mp_opts ob = o;
+      ob.checkpoint = NULL;
+      ob.resume = last;
+      AFT_OK(af_mp_integrate(yc, times, 4, &m, &ob, w, NULL, NULL, NULL));
+      for (size_t i = 0; i < N; i++)
+        ck_assert(mpfr_equal_p(ya[i], yc[i]));
+      af_mp_vec_free(yc, N);
+      ck_log_free(&F);
+    }
+    out_log_free(&A);
+    ck_log_free(&L);
+    af_mp_vec_free(ya, N);
+    af_mp_work_free(w);
+  }
+}
+END_TEST
+
 /* ------------------------------------------------------------ reference files */
 
 static char *ref_text(mpfr_t t, mpfr_t *y, size_t len)
@@ -947,6 +1278,13 @@ static Suite *mp_suite(void)
   tcase_add_test(in, test_mix_ln_restart);
   tcase_add_test(in, test_integrate_contract);
   suite_add_tcase(s, in);
+  TCase *ob = tcase_create("observe");
+  tcase_add_test(ob, test_observe_mp);
+  suite_add_tcase(s, ob);
+  TCase *ck = tcase_create("checkpoint");
+  tcase_set_timeout(ck, 120);
+  tcase_add_test(ck, test_checkpoint_resume);
+  suite_add_tcase(s, ck);
   TCase *rf = tcase_create("reference");
   tcase_add_test(rf, test_ref_roundtrip);
   suite_add_tcase(s, rf);

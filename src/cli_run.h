@@ -1,0 +1,68 @@
+/* cli_run.h -- configuration of `attnflow run`, shared by the double path
+ * (cli_run.c) and the MPFR path (cli_run_mp.c).  Internal to the command.
+ */
+#ifndef AF_CLI_RUN_H
+#define AF_CLI_RUN_H
+
+#include <stddef.h>
+
+#include "attnflow.h"
+#include "attnflow_mp.h"
+#include "output.h"
+
+/* Option indices of the table in cli_run.c. */
+enum {
+  O_HELP, O_SCHEME, O_N, O_D, O_BETA, O_INIT, O_SEED, O_R0, O_ALPHA,
+  O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
+  O_FORMAT, O_OUT, O_SAVE_STATE, O_ATTENTION, O_KERNEL, O_WEIGHTS,
+  O_CLUSTER_COS, O_OBSERVABLES, O_MAX_STEPS, O_PRECISION, O_TOL, O_DIGITS,
+  O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME, O_COUNT
+};
+
+/* AF_FMT_HEX: CSV with exact MPFR values (--precision only). */
+typedef enum { AF_FMT_CSV = 0, AF_FMT_JSONL, AF_FMT_HEX } af_format;
+
+/* Bounds of --precision: 53 bits (a double's significand; below it the
+ * MPFR run would be less accurate than the double path) to 100000 bits
+ * (~30000 digits, far beyond any tolerance >= 1e-300 the integrators
+ * accept). */
+#define AF_RUN_PREC_MIN 53
+#define AF_RUN_PREC_MAX 100000
+
+typedef struct {
+  /* As given. */
+  const char *arg[O_COUNT]; /* value of each option, NULL if absent */
+  /* Parsed. */
+  const char *scheme_name;
+  af_scheme_id scheme;
+  af_attn_kind attn;
+  size_t n, d;
+  double beta, r0, alpha, alpha_decay, tau, t_end, cluster_cos;
+  unsigned long seed;
+  double *times; /* requested output times */
+  size_t ntimes;
+  af_integ_opts integ;
+  af_kernel kernel;
+  af_format format;
+  const char *out, *save_state, *init, *weights;
+  af_obs_id obs[AF_OBS_COUNT]; /* selected columns */
+  const char *obs_names[AF_OBS_COUNT];
+  size_t nobs;
+  /* High precision (precision 0: the double path). */
+  unsigned long precision;
+  af_mp_opts mp;           /* method, tol, max_steps, h0                */
+  unsigned long digits;    /* significant digits printed                */
+  const char *checkpoint, *resume;
+  double checkpoint_every; /* seconds                                   */
+} af_run_cfg;
+
+/* The MPFR run (cli_run_mp.c): integrate from the double state y0 (made
+ * exact at c->precision bits) through itimes (nitimes, the first skip of
+ * which are not requested outputs), write the output and the files of
+ * --save-state and --checkpoint.  prov holds the parameters; the run
+ * appends its statistics.  Prints its errors; returns the exit status. */
+int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
+              const double *itimes, size_t nitimes, size_t skip,
+              af_prov *prov);
+
+#endif /* AF_CLI_RUN_H */

@@ -1,0 +1,602 @@
+/* cli_run_mp.c -- `attnflow run --precision BITS`: the MPFR path of the
+ * run command (attnflow_mp.h).
+ *
+ * The initial state is the double state of --init (the same numbers the
+ * double path starts from), made exact at BITS bits; af_mp_integrate
+ * (mp-gauss or mp-gbs) carries it through the output times and
+ * af_mp_observe computes the same observables as the double path, all at
+ * BITS bits.  Output: the columns of the double path, printed with
+ * --digits significant digits (default 1 + ceil(BITS log10 2), the count
+ * that reads back to the same BITS-bit number), or exactly in hex
+ * (--format hex, MPFR's %Ra).  The run's own error estimate (the sum of
+ * its local error estimates) is in the provenance as err_est.
+ *
+ * Checkpoints (--checkpoint PATH): af_mp_integrate reports its state
+ * after every accepted step; at most every --checkpoint-every seconds,
+ * and when the run ends or fails, the state is written atomically
+ * (af_write_atomic: temporary file, fsync, rename):
+ *
+ *   # attnflow checkpoint v1
+ *   params <the parameters that define the run, one line>
+ *   method, order, tol, precision, len, event, status, next_out,
+ *   piece_lo, piece_hi, h, steps, rejected, nevals, err_est, t_reached,
+ *   ncalls, nobs      (one "key value" line each; doubles in C99 %a)
+ *   t <%Ra>
+ *   y <%Ra>           (len lines: the state)
+ *   row <%Ra> ...     (the output rows already computed)
+ *   end
+ *
+ * --resume PATH reads it back exactly and continues: the step sequence
+ * depends only on (t, y, h) and the piece of the field (attnflow_mp.h),
+ * so the resumed run is bit-identical to the uninterrupted one (rows,
+ * statistics and error estimate).  Parameters that differ from the
+ * checkpoint's are a usage error naming the first one.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "cli_run.h"
+
+#define RND MPFR_RNDN
+#define CK_MAGIC "# attnflow checkpoint v1"
+
+/* Provenance keys that do not change the numbers of a run: they may
+ * differ between a checkpoint and the run that resumes it. */
+static const char *const af_mp_output_keys[] = {
+    "attnflow", "commit", "command", "format", "digits", "out", "save_state",
+    "checkpoint", "checkpoint_every", "resumed_from", "max_steps", NULL};
+
+static int af_mp_is_output_key(const char *k) {
+  for (const char *const *o = af_mp_output_keys; *o; o++)
+    if (strcmp(*o, k) == 0) return 1;
+  return 0;
+}
+
+/* The parameters that define the numbers of the run, "key=value; ...",
+ * one line (control characters as \xHH).  Caller frees. */
+static char *af_mp_params(const af_prov *p) {
+  size_t len = 1;
+  for (size_t i = 0; i < p->n; i++)
+    len += strlen(p->items[i].key) + 4 * strlen(p->items[i].value) + 3;
+  char *s = malloc(len), *q = s;
+  if (s == NULL) return NULL;
+  *q = '\0';
+  for (size_t i = 0; i < p->n; i++) {
+    if (af_mp_is_output_key(p->items[i].key)) continue;
+    if (q != s) {
+      memcpy(q, "; ", 2);
+      q += 2;
+    }
+    q += sprintf(q, "%s=", p->items[i].key);
+    for (const char *c = p->items[i].value; *c; c++) {
+      unsigned char u = (unsigned char)*c;
+      if (u < 0x20 || u == 0x7f)
+        q += sprintf(q, "\\x%02X", u);
+      else
+        *q++ = (char)u;
+    }
+    *q = '\0';
+  }
+  return s;
+}
+
+/* First "key=value" item where two parameter strings differ, for the
+ * message (written into buf). */
+static void af_mp_params_diff(char *buf, size_t cap, const char *a,
+                              const char *b) {
+  while (*a && *b) {
+    const char *ea = strstr(a, "; "), *eb = strstr(b, "; ");
+    size_t la = ea ? (size_t)(ea - a) : strlen(a);
+    size_t lb = eb ? (size_t)(eb - b) : strlen(b);
+    if (la != lb || memcmp(a, b, la) != 0) {
+      snprintf(buf, cap, "checkpoint has '%.*s', this run '%.*s'", (int)la, a,
+               (int)lb, b);
+      return;
+    }
+    a += la + (ea ? 2 : 0);
+    b += lb + (eb ? 2 : 0);
+  }
+  snprintf(buf, cap, "checkpoint has '%.60s', this run '%.60s'",
+           *a ? a : "(end)", *b ? b : "(end)");
+}
+
+static double af_mp_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------------ the run */
+
+typedef struct {
+  const af_run_cfg *c;
+  const af_model *m;
+  af_mp_work *w;       /* the integrator's work                           */
+  af_mp_work *wobs;    /* the observables' (keeps nevals the integrator's) */
+  mpfr_t *y;
+  size_t N;
+  mpfr_prec_t prec;
+  const double *itimes;
+  size_t nitimes, skip;
+  mpfr_t *rows;        /* ntimes x nobs                                    */
+  mpfr_t *obs;         /* AF_OBS_COUNT scratch                             */
+  mpfr_t tt;           /* output time                                      */
+  size_t ncalls;       /* output callbacks so far                          */
+  af_mp_opts o;
+  af_mp_stats stats;
+  af_prov *prov;
+  char *params;
+  /* Checkpoints. */
+  double last_ck;            /* monotonic time of the last one written */
+  const af_mp_ckpt *ck;      /* state being written                    */
+  mpfr_t *cky;
+  const char *fail_path;     /* file that could not be written         */
+  int fail_errno;
+  int run_status, ran;
+} af_mp_run;
+
+static int af_mp_output(double t, mpfr_t *y, void *vctx) {
+  af_mp_run *x = vctx;
+  size_t k = x->ncalls++;
+  if (k < x->skip) return AF_OK;
+  k -= x->skip;
+  if (k >= x->c->ntimes) return AF_EINVAL; /* more calls than times */
+  mpfr_set_d(x->tt, t, RND); /* output times are doubles: exact */
+  int rc = af_mp_observe(x->obs, x->tt, y, x->c->cluster_cos, x->m, x->wobs);
+  if (rc != AF_OK) {
+    x->ncalls--; /* this output is still to be made (checkpoints) */
+    return rc;
+  }
+  for (size_t i = 0; i < x->c->nobs; i++)
+    mpfr_set(x->rows[k * x->c->nobs + i], x->obs[x->c->obs[i]], RND);
+  return AF_OK;
+}
+
+/* Rows already computed: outputs called minus the prepended t = 0. */
+static size_t af_mp_nrows(const af_mp_run *x) {
+  return x->ncalls > x->skip ? x->ncalls - x->skip : 0;
+}
+
+static const char *const af_mp_event_names[] = {"step", "end", "fail"};
+
+static int af_mp_ck_writer(FILE *f, void *vctx) {
+  af_mp_run *x = vctx;
+  const af_mp_ckpt *ck = x->ck;
+  const af_mp_stats *s = &ck->stats;
+  int bad = 0;
+  bad |= fprintf(f, "%s\nparams %s\nmethod %s\norder %u\ntol %a\n", CK_MAGIC,
+                 x->params, af_mp_method_name(ck->method), ck->order,
+                 ck->tol) < 0;
+  bad |= fprintf(f, "precision %ld\nlen %zu\nevent %s\nstatus %s\n",
+                 (long)ck->prec, ck->len, af_mp_event_names[ck->event],
+                 af_status_name(ck->status)) < 0;
+  bad |= fprintf(f, "next_out %zu\npiece_lo %a\npiece_hi %a\nh %a\n",
+                 ck->next_out, ck->piece_lo, ck->piece_hi, ck->h) < 0;
+  bad |= fprintf(f, "steps %lu\nrejected %lu\nnevals %lu\nerr_est %a\n",
+                 s->steps, s->rejected, s->nevals, s->err_est) < 0;
+  bad |= fprintf(f, "t_reached %a\nncalls %zu\nnobs %zu\n", s->t_reached,
+                 x->ncalls, x->c->nobs) < 0;
+  bad |= mpfr_fprintf(f, "t %Ra\n", ck->t) < 0;
+  for (size_t i = 0; i < x->N && !bad; i++)
+    bad |= mpfr_fprintf(f, "y %Ra\n", x->cky[i]) < 0;
+  size_t nr = af_mp_nrows(x);
+  for (size_t k = 0; k < nr && !bad; k++) {
+    bad |= fputs("row", f) < 0;
+    for (size_t i = 0; i < x->c->nobs && !bad; i++)
+      bad |= mpfr_fprintf(f, " %Ra", x->rows[k * x->c->nobs + i]) < 0;
+    bad |= putc('\n', f) == EOF;
+  }
+  bad |= fputs("end\n", f) < 0;
+  return bad ? AF_EIO : AF_OK;
+}
+
+/* af_mp_integrate's checkpoint callback: save at most every
+ * --checkpoint-every seconds, and always at the end or a failure. */
+static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
+  af_mp_run *x = vctx;
+  double t = af_mp_now();
+  if (ck->event == AF_MP_CK_STEP && t - x->last_ck < x->c->checkpoint_every)
+    return AF_OK;
+  /* The output rows so far belong to the times before next_out. */
+  if (x->ncalls != ck->next_out) return AF_EINVAL;
+  x->ck = ck;
+  x->cky = y;
+  errno = 0;
+  int rc = af_write_atomic(x->c->checkpoint, af_mp_ck_writer, x);
+  if (rc != AF_OK && ck->event != AF_MP_CK_FAIL) {
+    /* (after a failure the run's own error is the one to report) */
+    x->fail_path = x->c->checkpoint;
+    x->fail_errno = errno;
+  }
+  x->last_ck = af_mp_now();
+  return rc;
+}
+
+/* ------------------------------------------------------------ resume */
+
+/* Next line of f into *buf (getline; newline removed); 0 at EOF or for
+ * a last line without its newline (a truncated file). */
+static int af_mp_line(char **buf, size_t *cap, FILE *f, size_t *lno) {
+  ssize_t l = getline(buf, cap, f);
+  if (l < 0) return 0;
+  (*lno)++;
+  if (l == 0 || (*buf)[l - 1] != '\n') return 0;
+  (*buf)[--l] = '\0';
+  return 1;
+}
+
+/* "key value": the value of the line if it has that key, else NULL. */
+static const char *af_mp_key(const char *line, const char *key) {
+  size_t l = strlen(key);
+  if (strncmp(line, key, l) != 0 || line[l] != ' ') return NULL;
+  return line + l + 1;
+}
+
+static int af_mp_parse_ulong(unsigned long *v, const char *s) {
+  char *end;
+  if (s == NULL || !(*s >= '0' && *s <= '9')) return 0;
+  errno = 0;
+  *v = strtoul(s, &end, 10);
+  return *end == '\0' && errno == 0;
+}
+
+static int af_mp_parse_double(double *v, const char *s) {
+  char *end;
+  if (s == NULL || *s == '\0') return 0;
+  *v = strtod(s, &end);
+  return *end == '\0' && isfinite(*v);
+}
+
+/* One exact MPFR value at the start of s; *end after it. */
+static int af_mp_parse_mpfr(mpfr_ptr r, const char *s, const char **end) {
+  char *e;
+  if (s == NULL || *s == '\0' || *s == ' ') return 0;
+  int inex = mpfr_strtofr(r, s, &e, 0, RND);
+  if (e == s || inex != 0 || !mpfr_number_p(r)) return 0;
+  *end = e;
+  return 1;
+}
+
+/* Read the checkpoint file into ck (ck->t preallocated at the run's
+ * precision), x->y, x->rows and x->ncalls.  AF_EPARSE with *line for a
+ * malformed file, AF_EINVAL with msg for one of another run. */
+static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
+                         char *msg, size_t msgcap) {
+  static const char *const keys[] = {
+      "params", "method", "order", "tol", "precision", "len", "event",
+      "status", "next_out", "piece_lo", "piece_hi", "h", "steps",
+      "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs"};
+  enum { NK = sizeof keys / sizeof keys[0] };
+  char *buf = NULL;
+  size_t cap = 0, lno = 0;
+  int rc = AF_EPARSE;
+  const char *v;
+  unsigned long u;
+  *line = 0;
+  msg[0] = '\0';
+  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, CK_MAGIC) != 0) goto bad;
+  for (int k = 0; k < NK; k++) {
+    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, keys[k])) == NULL)
+      goto bad;
+    switch (k) {
+    case 0:
+      if (strcmp(v, x->params) != 0) {
+        af_mp_params_diff(msg, msgcap, v, x->params);
+        rc = AF_EINVAL;
+        goto bad;
+      }
+      break;
+    case 1: {
+      af_mp_method mm;
+      if (af_mp_method_lookup(&mm, v) != AF_OK) goto bad;
+      ck->method = mm;
+      break;
+    }
+    case 2:
+      if (!af_mp_parse_ulong(&u, v) || u > 1000) goto bad;
+      ck->order = (unsigned)u;
+      break;
+    case 3:
+      if (!af_mp_parse_double(&ck->tol, v)) goto bad;
+      break;
+    case 4:
+      if (!af_mp_parse_ulong(&u, v)) goto bad;
+      ck->prec = (mpfr_prec_t)u;
+      break;
+    case 5:
+      if (!af_mp_parse_ulong(&u, v) || u != x->N) goto bad;
+      ck->len = (size_t)u;
+      break;
+    case 6: {
+      int e;
+      for (e = 0; e < 3; e++)
+        if (strcmp(v, af_mp_event_names[e]) == 0) break;
+      if (e == 3) goto bad;
+      ck->event = (af_mp_ck_event)e;
+      break;
+    }
+    case 7: {
+      int st;
+      for (st = 0; st < AF_STATUS_COUNT; st++)
+        if (strcmp(v, af_status_name(st)) == 0) break;
+      if (st == AF_STATUS_COUNT) goto bad;
+      ck->status = st;
+      break;
+    }
+    case 8:
+      if (!af_mp_parse_ulong(&u, v) || u > x->nitimes) goto bad;
+      ck->next_out = (size_t)u;
+      break;
+    case 9:
+      if (!af_mp_parse_double(&ck->piece_lo, v)) goto bad;
+      break;
+    case 10:
+      if (!af_mp_parse_double(&ck->piece_hi, v)) goto bad;
+      break;
+    case 11:
+      if (!af_mp_parse_double(&ck->h, v)) goto bad;
+      break;
+    case 12:
+      if (!af_mp_parse_ulong(&ck->stats.steps, v)) goto bad;
+      break;
+    case 13:
+      if (!af_mp_parse_ulong(&ck->stats.rejected, v)) goto bad;
+      break;
+    case 14:
+      if (!af_mp_parse_ulong(&ck->stats.nevals, v)) goto bad;
+      break;
+    case 15:
+      if (!af_mp_parse_double(&ck->stats.err_est, v)) goto bad;
+      break;
+    case 16:
+      if (!af_mp_parse_double(&ck->stats.t_reached, v)) goto bad;
+      break;
+    case 17:
+      if (!af_mp_parse_ulong(&u, v) || u != ck->next_out) goto bad;
+      x->ncalls = (size_t)u;
+      break;
+    case 18:
+      if (!af_mp_parse_ulong(&u, v) || u != x->c->nobs) goto bad;
+      break;
+    }
+  }
+  const char *e;
+  if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "t")) == NULL ||
+      !af_mp_parse_mpfr(ck->t, v, &e) || *e != '\0')
+    goto bad;
+  for (size_t i = 0; i < x->N; i++)
+    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "y")) == NULL ||
+        !af_mp_parse_mpfr(x->y[i], v, &e) || *e != '\0')
+      goto bad;
+  size_t nr = af_mp_nrows(x), nobs = x->c->nobs;
+  for (size_t k = 0; k < nr; k++) {
+    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "row")) == NULL)
+      goto bad;
+    for (size_t i = 0; i < nobs; i++) {
+      if (!af_mp_parse_mpfr(x->rows[k * nobs + i], v, &e)) goto bad;
+      if (*e != (i + 1 < nobs ? ' ' : '\0')) goto bad;
+      v = e + 1;
+    }
+  }
+  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, "end") != 0) goto bad;
+  if (af_mp_line(&buf, &cap, f, &lno)) goto bad; /* nothing after "end" */
+  if (ferror(f)) {
+    rc = AF_EIO;
+    lno = 0;
+    goto bad;
+  }
+  free(buf);
+  return AF_OK;
+bad:
+  if (rc == AF_EPARSE) *line = ferror(f) ? 0 : (lno ? lno : 1);
+  if (rc == AF_EPARSE && ferror(f)) rc = AF_EIO;
+  free(buf);
+  return rc;
+}
+
+/* ------------------------------------------------------------ output */
+
+static int af_mp_integrate_run(af_mp_run *x) {
+  x->ran = 1;
+  int rc = af_mp_integrate(x->y, x->itimes, x->nitimes, x->m, &x->o, x->w,
+                           af_mp_output, x, &x->stats);
+  if (rc == AF_OK && x->ncalls != x->nitimes) rc = AF_EINVAL;
+  x->run_status = rc;
+  return rc;
+}
+
+/* --save-state: the final state as an exact reference file. */
+static int af_mp_save_cb(FILE *f, void *vctx) {
+  af_mp_run *x = vctx;
+  int rc = af_mp_integrate_run(x);
+  if (rc != AF_OK) return rc;
+  af_mp_ref_info info = {"attnflow run",
+                         af_commit(),
+                         af_mp_method_name(x->o.method),
+                         x->params,
+                         x->c->seed,
+                         x->o.tol,
+                         x->stats.err_est};
+  mpfr_set_d(x->tt, x->itimes[x->nitimes - 1], RND);
+  return af_mp_ref_write(f, &info, x->tt, x->y, x->N);
+}
+
+/* One value: decimal with digits significant digits, or exact hex. */
+static int af_mp_value(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
+  int r;
+  if (!mpfr_number_p(v))
+    r = fputs(c->format == AF_FMT_JSONL ? "null" : mpfr_nan_p(v) ? "nan"
+              : mpfr_sgn(v) > 0 ? "inf" : "-inf", f);
+  else if (c->format == AF_FMT_HEX)
+    r = mpfr_fprintf(f, "%Ra", v);
+  else
+    r = mpfr_fprintf(f, "%.*Rg", (int)c->digits, v);
+  return r < 0 ? AF_EIO : AF_OK;
+}
+
+static int af_mp_out_cb(FILE *f, void *vctx) {
+  af_mp_run *x = vctx;
+  const af_run_cfg *c = x->c;
+  int rc;
+  if (c->save_state) {
+    errno = 0;
+    rc = af_write_atomic(c->save_state, af_mp_save_cb, x);
+    if (rc != AF_OK && !(x->ran && x->run_status != AF_OK) && !x->fail_path) {
+      x->fail_path = c->save_state;
+      x->fail_errno = errno;
+    }
+  } else {
+    rc = af_mp_integrate_run(x);
+  }
+  if (rc != AF_OK) return rc;
+
+  /* Statistics of the run, its own error estimate among them. */
+  const af_mp_stats *s = &x->stats;
+  rc = af_prov_add_ulong(x->prov, "order", s->order);
+  if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "steps", s->steps);
+  if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "rejected", s->rejected);
+  if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", s->nevals);
+  if (rc == AF_OK) rc = af_prov_add_double(x->prov, "err_est", s->err_est);
+  if (rc != AF_OK) return rc;
+  size_t nobs = c->nobs;
+  if (c->format == AF_FMT_JSONL) {
+    rc = af_out_provenance_jsonl(f, x->prov);
+    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
+      if (putc('{', f) == EOF) rc = AF_EIO;
+      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
+        if (i > 0 && fputs(", ", f) < 0) rc = AF_EIO;
+        if (rc == AF_OK) rc = af_out_json_string(f, c->obs_names[i]);
+        if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
+        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
+      }
+      if (rc == AF_OK && fputs("}\n", f) < 0) rc = AF_EIO;
+    }
+  } else {
+    rc = af_out_provenance_csv(f, x->prov);
+    if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, nobs);
+    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
+      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
+        if (i > 0 && putc(',', f) == EOF) rc = AF_EIO;
+        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
+      }
+      if (rc == AF_OK && putc('\n', f) == EOF) rc = AF_EIO;
+    }
+  }
+  return rc;
+}
+
+int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
+              const double *itimes, size_t nitimes, size_t skip,
+              af_prov *prov) {
+  af_mp_run x;
+  memset(&x, 0, sizeof x);
+  x.c = c;
+  x.m = m;
+  x.prec = (mpfr_prec_t)c->precision;
+  x.N = af_state_size(c->n, c->d);
+  x.itimes = itimes;
+  x.nitimes = nitimes;
+  x.skip = skip;
+  x.prov = prov;
+  x.o = c->mp;
+  x.run_status = AF_OK;
+  int ex = AF_EXIT_FAIL, rc;
+  size_t nrows = c->ntimes * c->nobs;
+  mpfr_t ckt;
+  mpfr_init2(ckt, x.prec);
+  mpfr_init2(x.tt, x.prec);
+  af_mp_ckpt ck;
+  memset(&ck, 0, sizeof ck);
+  x.w = af_mp_work_alloc(c->n, c->d, x.prec);
+  x.wobs = af_mp_work_alloc(c->n, c->d, x.prec);
+  x.y = af_mp_vec_alloc(x.N, x.prec);
+  x.rows = af_mp_vec_alloc(nrows, x.prec);
+  x.obs = af_mp_vec_alloc(AF_OBS_COUNT, x.prec);
+  x.params = af_mp_params(prov);
+  if (!x.w || !x.wobs || !x.y || !x.rows || !x.obs || !x.params) {
+    af_cli_error("%s", af_strerror(AF_ENOMEM));
+    goto done;
+  }
+  af_mp_vec_set_d(x.y, y0, x.N);
+
+  if (c->resume) {
+    FILE *f = fopen(c->resume, "r");
+    if (f == NULL) {
+      af_cli_error("--resume %s: %s (%s)", c->resume, af_strerror(AF_EIO),
+                   strerror(errno));
+      goto done;
+    }
+    char msg[512];
+    size_t line = 0;
+    ck.t = ckt;
+    rc = af_mp_ck_read(&ck, &x, f, &line, msg, sizeof msg);
+    fclose(f);
+    if (rc == AF_EINVAL) {
+      af_cli_error("--resume %s: parameters differ from this run: %s",
+                   c->resume, msg);
+      ex = AF_EXIT_USAGE;
+      goto done;
+    }
+    if (rc != AF_OK) {
+      if (line > 0)
+        af_cli_error("--resume %s:%zu: %s", c->resume, line, af_strerror(rc));
+      else
+        af_cli_error("--resume %s: %s", c->resume, af_strerror(rc));
+      goto done;
+    }
+    x.o.resume = &ck;
+  }
+  if (c->checkpoint) {
+    x.o.checkpoint = af_mp_checkpoint;
+    x.o.checkpoint_ctx = &x;
+    x.last_ck = af_mp_now();
+  }
+
+  errno = 0;
+  rc = af_write_atomic(c->out, af_mp_out_cb, &x);
+  int err = errno;
+  if (rc == AF_OK) {
+    ex = AF_EXIT_OK;
+  } else if (x.fail_path && !(x.ran && x.run_status != AF_OK &&
+                              x.fail_path != c->checkpoint)) {
+    if (x.fail_errno != 0)
+      af_cli_error("cannot write '%s': %s (%s)", x.fail_path,
+                   af_strerror(AF_EIO), strerror(x.fail_errno));
+    else
+      af_cli_error("cannot write '%s': %s", x.fail_path, af_strerror(AF_EIO));
+  } else if (x.ran && x.run_status != AF_OK) {
+    if (x.run_status == AF_EINVAL && c->resume)
+      af_cli_error("--resume %s: the checkpoint does not fit this run (%s)",
+                   c->resume, af_status_name(x.run_status));
+    else
+      af_cli_error("run failed at t = %.17g: %s (%s)", x.stats.t_reached,
+                   af_strerror(x.run_status), af_status_name(x.run_status));
+    ex = af_cli_exit_status(x.run_status);
+  } else {
+    if (err != 0)
+      af_cli_error("cannot write '%s': %s (%s)", c->out, af_strerror(rc),
+                   strerror(err));
+    else
+      af_cli_error("cannot write '%s': %s", c->out, af_strerror(rc));
+  }
+
+done:
+  free(x.params);
+  af_mp_vec_free(x.obs, AF_OBS_COUNT);
+  af_mp_vec_free(x.rows, nrows);
+  af_mp_vec_free(x.y, x.N);
+  af_mp_work_free(x.wobs);
+  af_mp_work_free(x.w);
+  mpfr_clear(x.tt);
+  mpfr_clear(ckt);
+  return ex;
+}

@@ -1,0 +1,313 @@
+#!/bin/sh
+# test_mp_cli.sh -- tests of `attnflow run --precision` (issue 3: command
+# line, exact output, checkpoints).  Run by 'make check' with top_builddir
+# and top_srcdir exported; by hand: top_builddir=BUILD sh tests/test_mp_cli.sh.
+#
+# One line per case ("ok N - name" / "not ok N - name: why"), then
+# "P passed, F failed"; exit status 0 only if nothing failed.  The exact
+# comparisons of decimal and hexadecimal values use /usr/bin/python3's
+# fractions (standard library); without it those cases are skipped.
+
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
+if [ ! -x "$AF" ]; then
+  echo "test_mp_cli.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-mpcli.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+out="$tmp/o"
+mkdir "$out" || exit 99
+
+npass=0
+nfail=0
+ncase=0
+ok() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1"; }
+notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: $2"; }
+skip() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1 # SKIP $2"; }
+
+# bad NAME STATUS ARGS...: exit STATUS, one line "attnflow: ..." on
+# stderr, nothing on stdout, no file left in the output directory.
+bad() {
+  name=$1
+  want=$2
+  shift 2
+  (cd "$out" && "$AF" "$@") >"$tmp/stdout" 2>"$tmp/stderr"
+  st=$?
+  nerr=$(wc -l <"$tmp/stderr")
+  left=$(ls -A "$out")
+  if [ "$st" -ne "$want" ]; then
+    notok "$name" "exit status $st, wanted $want ($(head -n 1 "$tmp/stderr"))"
+  elif [ "$nerr" -ne 1 ] || ! grep -q '^attnflow: ' "$tmp/stderr"; then
+    notok "$name" "stderr: $(tr '\n' '|' <"$tmp/stderr")"
+  elif [ -s "$tmp/stdout" ]; then
+    notok "$name" "output on stdout"
+  elif [ -n "$left" ]; then
+    notok "$name" "files left behind: $left"
+  else
+    ok "$name (exit $st: $(cat "$tmp/stderr"))"
+  fi
+  rm -rf "$out" && mkdir "$out"
+}
+
+# Data rows (not '#' lines, not the header) of a CSV file.
+rows() { grep -v '^#' "$1" | sed 1d; }
+# A provenance value.
+prov() { sed -n "s/^# $2: //p" "$1"; }
+# The run statistics of two outputs are equal.
+same_stats() {
+  for k in steps rejected nevals err_est order; do
+    [ "$(prov "$1" $k)" = "$(prov "$2" $k)" ] || return 1
+  done
+}
+
+BASE="run --scheme pre-ln --n 4 --d 3 --beta 2 --init file:$top_srcdir/data/reference/start_n4_d3.csv"
+HEADER="t,cos_mean,cos_min,cos_max,r_mean,r_min,r_max,var,energy,clusters,speed_mean,drift"
+
+# ------------------------------------------------------------ usage errors
+bad "--precision below 53" 2 $BASE --precision 52
+bad "--precision above 100000" 2 $BASE --precision 100001
+bad "--precision not a number" 2 $BASE --precision 2x
+bad "--method mp-gauss without --precision" 2 $BASE --method mp-gauss
+bad "--method mp-gbs without --precision" 2 $BASE --method mp-gbs
+bad "--tol without --precision" 2 $BASE --tol 1e-30
+bad "--digits without --precision" 2 $BASE --digits 20
+bad "--checkpoint without --precision" 2 $BASE --checkpoint ck
+bad "--resume without --precision" 2 $BASE --resume ck
+bad "--format hex without --precision" 2 $BASE --format hex
+bad "--kernel blas with --precision" 2 $BASE --precision 128 --kernel blas
+bad "a double method with --precision" 2 $BASE --precision 128 --method rk8pd
+bad "unknown mp method" 2 $BASE --precision 128 --method mp-taylor
+bad "--rtol with --precision" 2 $BASE --precision 128 --rtol 1e-20
+bad "--tol 0" 2 $BASE --precision 128 --tol 0
+bad "--tol 1" 2 $BASE --precision 128 --tol 1
+bad "--tol below the precision's reach" 2 $BASE --precision 64 --tol 1e-30
+bad "--digits 0" 2 $BASE --precision 128 --digits 0
+bad "--checkpoint-every without --checkpoint" 2 $BASE --precision 128 --checkpoint-every 5
+bad "--checkpoint-every negative" 2 $BASE --precision 128 --checkpoint ck --checkpoint-every -1
+bad "--checkpoint same as --out" 2 $BASE --precision 128 --out f --checkpoint f
+bad "--resume of a missing file" 1 $BASE --precision 128 --resume "$tmp/none"
+
+# ------------------------------------------------------------ output layout
+"$AF" $BASE --t-end 1 --times 0,0.5,1 --out "$tmp/d.csv" 2>/dev/null
+if "$AF" $BASE --t-end 1 --times 0,0.5,1 --precision 256 --out "$tmp/m.csv" 2>"$tmp/err"; then
+  h=$(grep -v '^#' "$tmp/m.csv" | head -n 1)
+  nd=$(rows "$tmp/d.csv" | wc -l)
+  nm=$(rows "$tmp/m.csv" | wc -l)
+  if [ "$h" = "$HEADER" ] && [ "$nd" -eq 3 ] && [ "$nm" -eq 3 ] &&
+     [ "$(prov "$tmp/m.csv" method)" = mp-gauss ] &&
+     [ "$(prov "$tmp/m.csv" precision)" = 256 ] &&
+     [ "$(prov "$tmp/m.csv" kernel)" = direct ] &&
+     [ -n "$(prov "$tmp/m.csv" err_est)" ]; then
+    ok "--precision 256: the double path's columns and rows; method, precision, err_est in the provenance"
+  else
+    notok "--precision layout" "header '$h', rows $nd/$nm"
+  fi
+else
+  notok "--precision 256 run" "$(cat "$tmp/err")"
+fi
+
+# Digits: 1 + ceil(256 log10 2) = 79 by default, --digits N otherwise.
+maxdig() { rows "$1" | tr ',' '\n' | sed -e 's/^-//' -e 's/e.*//' -e 's/\.//' -e 's/^0*//' |
+  awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }'; }
+m79=$(maxdig "$tmp/m.csv")
+"$AF" $BASE --t-end 1 --times 0,0.5,1 --precision 256 --digits 20 --out "$tmp/m20.csv" 2>/dev/null
+m20=$(maxdig "$tmp/m20.csv")
+if [ "$m79" -eq 79 ] && [ "$m20" -eq 20 ] && [ "$(prov "$tmp/m.csv" digits)" = 79 ]; then
+  ok "digits: 79 significant digits at 256 bits, 20 with --digits 20"
+else
+  notok "digits" "default $m79 (want 79), --digits 20 gave $m20"
+fi
+
+# Agreement with the double path (rk8pd at its default tolerances):
+# every column within 1e-8 (the double run's own accuracy, far above the
+# MPFR run's 1e-60).
+if paste -d, "$tmp/d.csv" "$tmp/m.csv" >/dev/null 2>&1 &&
+   rows "$tmp/d.csv" >"$tmp/d.rows" && rows "$tmp/m.csv" >"$tmp/m.rows" &&
+   paste -d';' "$tmp/d.rows" "$tmp/m.rows" | awk -F';' '
+     { n = split($1, a, ","); split($2, b, ",");
+       for (i = 1; i <= n; i++) { d = a[i] - b[i]; if (d < 0) d = -d; if (d > 1e-8) bad = 1 } }
+     END { exit bad }'; then
+  ok "256-bit observables agree with the double path to 1e-8"
+else
+  notok "256-bit vs double path" "a column differs by more than 1e-8"
+fi
+
+# JSON Lines: the same keys in every row.
+if "$AF" $BASE --t-end 1 --precision 128 --format jsonl --out "$tmp/m.jsonl" 2>/dev/null &&
+   [ "$(head -c 15 "$tmp/m.jsonl")" = '{"provenance": ' ] &&
+   [ "$(sed -n 2p "$tmp/m.jsonl" | grep -o '"[a-z_]*":' | tr -d '":\n')" = "$(echo $HEADER | tr -d ',')" ]; then
+  ok "--format jsonl with --precision"
+else
+  notok "--format jsonl" "$(head -c 200 "$tmp/m.jsonl")"
+fi
+
+# ------------------------------------------------------------ exact values
+"$AF" $BASE --t-end 1 --times 0,0.5,1 --precision 256 --format hex --out "$tmp/h.csv" 2>/dev/null
+if [ -z "$PY" ]; then
+  skip "hex output exact and the decimal output its correctly rounded 79 digits" "no /usr/bin/python3"
+elif "$PY" - "$tmp/h.csv" "$tmp/m.csv" 256 >"$tmp/py" 2>&1 <<'EOF'
+import sys
+from fractions import Fraction
+def rows(p):
+    ls = [l.strip() for l in open(p) if not l.startswith('#')]
+    return [l.split(',') for l in ls[1:]]
+def hexval(s):
+    neg = s.startswith('-'); s = s.lstrip('-')
+    assert s.startswith('0x'), s
+    m, e = s[2:].split('p')
+    ip, _, fp = m.partition('.')
+    M = int(ip + fp, 16)
+    v = Fraction(M) / 16 ** len(fp) * Fraction(2) ** int(e)
+    return -v if neg else v, M
+P = int(sys.argv[3])
+H, D = rows(sys.argv[1]), rows(sys.argv[2])
+assert len(H) == len(D) == 3
+n = 0
+for hr, dr in zip(H, D):
+    for hs, ds in zip(hr, dr):
+        h, M = hexval(hs)
+        while M and M % 2 == 0: M //= 2
+        assert M.bit_length() <= P, ('more bits than the precision', hs)
+        d = Fraction(ds)
+        if h == 0:
+            assert d == 0, (hs, ds)
+        else:
+            e = abs(h).numerator.bit_length() - abs(h).denominator.bit_length()
+            if Fraction(2) ** e > abs(h): e -= 1
+            ulp = Fraction(2) ** (e - P + 1)
+            assert abs(d - h) < ulp / 2, ('decimal does not read back', hs, ds)
+        n += 1
+print(n, 'values')
+EOF
+then
+  ok "hex output exact at 256 bits; the 79-digit decimals read back to the same numbers ($(cat "$tmp/py"))"
+else
+  notok "hex/decimal round trip" "$(tail -n 2 "$tmp/py")"
+fi
+
+# --save-state: an exact reference file; two runs identical bit for bit.
+"$AF" $BASE --t-end 1 --precision 256 --save-state "$tmp/s1.ref" --out "$tmp/r1.csv" 2>/dev/null
+"$AF" $BASE --t-end 1 --precision 256 --save-state "$tmp/s2.ref" --out "$tmp/r2.csv" 2>/dev/null
+if [ -s "$tmp/s1.ref" ] && head -n 1 "$tmp/s1.ref" | grep -q '^# attnflow reference v1$' &&
+   cmp -s "$tmp/s1.ref" "$tmp/s2.ref" && [ "$(rows "$tmp/r1.csv")" = "$(rows "$tmp/r2.csv")" ] &&
+   same_stats "$tmp/r1.csv" "$tmp/r2.csv" &&
+   [ "$(grep -c '^0x\|^-0x' "$tmp/s1.ref")" -eq 16 ]; then
+  ok "runs are bit-identical (output and --save-state reference file)"
+else
+  notok "bit-identical runs" "files differ or the reference file is malformed"
+fi
+
+# ------------------------------------------------------------ error estimate
+# The run's estimate is not optimistic: 256 bits at tol 1e-40 against 512
+# bits at tol 1e-80 (whose own error is negligible at the 1e-40 level),
+# both methods, on the state itself.
+if [ -z "$PY" ]; then
+  skip "error estimate not optimistic" "no /usr/bin/python3"
+else
+  msg=""
+  for meth in mp-gauss mp-gbs; do
+    "$AF" $BASE --t-end 2 --precision 256 --tol 1e-40 --method $meth --save-state "$tmp/e1.ref" --out - >/dev/null 2>&1
+    "$AF" $BASE --t-end 2 --precision 512 --tol 1e-80 --method mp-gbs --save-state "$tmp/e2.ref" --out - >/dev/null 2>&1
+    if "$PY" - "$tmp/e1.ref" "$tmp/e2.ref" >"$tmp/py" 2>&1 <<'EOF'
+import sys
+from fractions import Fraction
+def hexval(s):
+    neg = s.startswith('-'); s = s.lstrip('-')
+    m, e = s[2:].split('p')
+    ip, _, fp = m.partition('.')
+    v = Fraction(int(ip + fp, 16)) / 16 ** len(fp) * Fraction(2) ** int(e)
+    return -v if neg else v
+def ref(p):
+    est, vals = None, []
+    for l in open(p):
+        if l.startswith('# err_est:'): est = float(l.split(':')[1])
+        elif not l.startswith('#') and not l.startswith('t '): vals.append(hexval(l.strip()))
+    return est, vals
+e1, a = ref(sys.argv[1]); e2, b = ref(sys.argv[2])
+err = float(max(abs(x - y) for x, y in zip(a, b)))
+print('true error %.3g, estimate %.3g (ratio %.3g)' % (err, e1, err / e1))
+# the header prints the estimate to 7 digits: allow that rounding
+assert err <= e1 * (1 + 1e-6) and err <= 1e-40
+EOF
+    then
+      msg="$msg $meth: $(cat "$tmp/py");"
+    else
+      msg="FAIL $meth: $(cat "$tmp/py")"
+      break
+    fi
+  done
+  case $msg in
+    FAIL*) notok "error estimate not optimistic" "$msg" ;;
+    *) ok "error estimate not optimistic ($msg)" ;;
+  esac
+fi
+
+# ------------------------------------------------------------ checkpoints
+# An uninterrupted run, then the same run killed with SIGKILL after it has
+# saved a checkpoint with output rows in it, resumed: same data rows and
+# the same statistics (steps, evaluations, error estimate).
+CK="run --scheme peri-ln --n 6 --d 3 --beta 2 --init gaussian --seed 3 --times 1,2,3,4,5,6,7,8 --precision 192 --tol 1e-50 --method mp-gbs"
+"$AF" $CK --out "$tmp/full.csv" 2>/dev/null
+mkdir "$tmp/k"
+"$AF" $CK --out "$tmp/k/part.csv" --checkpoint "$tmp/k/ck" --checkpoint-every 0.1 2>/dev/null &
+pid=$!
+waited=0
+until [ -f "$tmp/k/ck" ] && [ "$(sed -n 's/^next_out //p' "$tmp/k/ck")" -ge 3 ] 2>/dev/null; do
+  if ! kill -0 $pid 2>/dev/null || [ $waited -ge 300 ]; then break; fi
+  sleep 0.05
+  waited=$((waited + 1))
+done
+kill -9 $pid 2>/dev/null
+killed=$?
+wait $pid 2>/dev/null
+if [ $killed -ne 0 ] || [ -f "$tmp/k/part.csv" ]; then
+  notok "checkpoint + SIGKILL + resume" "the run ended before it could be killed (waited $waited polls)"
+else
+  ev=$(sed -n 's/^event //p' "$tmp/k/ck")
+  no=$(sed -n 's/^next_out //p' "$tmp/k/ck")
+  if "$AF" $CK --out "$tmp/k/res.csv" --resume "$tmp/k/ck" --checkpoint "$tmp/k/ck" 2>"$tmp/err" &&
+     [ "$(rows "$tmp/full.csv")" = "$(rows "$tmp/k/res.csv")" ] &&
+     [ -n "$(rows "$tmp/full.csv")" ] &&
+     same_stats "$tmp/full.csv" "$tmp/k/res.csv" &&
+     [ "$(prov "$tmp/k/res.csv" resumed_from)" = "$tmp/k/ck" ] &&
+     [ "$(sed -n 's/^event //p' "$tmp/k/ck")" = end ]; then
+    ok "checkpoint ($ev, next_out $no) + SIGKILL + resume: rows and statistics bit-identical"
+  else
+    notok "checkpoint + SIGKILL + resume" "resumed output differs ($(head -n 1 "$tmp/err"))"
+  fi
+  # Resuming the finished checkpoint reproduces the output once more.
+  "$AF" $CK --out "$tmp/k/again.csv" --resume "$tmp/k/ck" 2>/dev/null
+  if [ "$(rows "$tmp/full.csv")" = "$(rows "$tmp/k/again.csv")" ]; then
+    ok "resuming a finished run's checkpoint gives its output"
+  else
+    notok "resume of a finished checkpoint" "rows differ"
+  fi
+fi
+# With the checkpoint in place: mismatched parameters, malformed files.
+if [ -f "$tmp/k/ck" ]; then
+  cp "$tmp/k/ck" "$tmp/ck"
+  CK3=$(echo "$CK" | sed 's/--beta 2/--beta 3/')
+  bad "--resume with another beta" 2 $CK3 --resume "$tmp/ck"
+  bad "--resume with another tol" 2 $CK --tol 1e-49 --resume "$tmp/ck"
+  bad "--resume with other observables" 2 $CK --observables t,gap_max --resume "$tmp/ck"
+  head -c 300 "$tmp/ck" >"$tmp/ck.trunc"
+  bad "--resume of a truncated checkpoint" 1 $CK --resume "$tmp/ck.trunc"
+  sed '23s/^y /y z/' "$tmp/ck" >"$tmp/ck.bad"
+  bad "--resume of a malformed value" 1 $CK --resume "$tmp/ck.bad"
+  if grep -q '^attnflow: --resume .*ck.bad:23: ' "$tmp/stderr" 2>/dev/null ||
+     (cd "$out" && "$AF" $CK --resume "$tmp/ck.bad" 2>&1 | grep -q 'ck.bad:23: '); then
+    ok "malformed checkpoint: the message names line 23"
+  else
+    notok "malformed checkpoint line" "no ':23:' in the message"
+  fi
+  rm -rf "$out" && mkdir "$out"
+fi
+
+echo "$npass passed, $nfail failed"
+[ "$nfail" -eq 0 ]
