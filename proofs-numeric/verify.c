@@ -20,6 +20,9 @@ const char *af_vstatus_name(af_vstatus s)
   case AF_V_PASS: return "pass";
   case AF_V_FAIL: return "fail";
   case AF_V_INCONCLUSIVE: return "inconclusive";
+  case AF_V_CERTIFIED: return "certified";
+  case AF_V_NOCERT: return "could-not-certify";
+  case AF_V_REFUTED: return "refuted";
   default: return "error";
   }
 }
@@ -276,6 +279,7 @@ static const struct {
   {af_claims_t41, &af_claims_t41_count},
   {af_claims_ident, &af_claims_ident_count},
   {af_claims_cluster, &af_claims_cluster_count},
+  {af_claims_cert, &af_claims_cert_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

@@ -19,10 +19,20 @@ typedef enum {
   AF_V_PASS = 0,
   AF_V_FAIL,
   AF_V_INCONCLUSIVE,
-  AF_V_ERROR /* the claim could not run (library error): never expected */
+  AF_V_ERROR, /* the claim could not run (library error): never expected */
+  /* Certified claims (ball arithmetic, proofs-numeric/claims_cert.c): */
+  AF_V_CERTIFIED,  /* proven: the exact value lies in the ball / the
+                      inequality holds on the whole interval              */
+  AF_V_NOCERT,     /* could-not-certify: budget exhausted, no a-priori
+                      enclosure, independent check inconclusive, or built
+                      without Arb (never a silent pass)                   */
+  AF_V_REFUTED,    /* interval evaluation proves the opposite           */
+  AF_V_STATUS_COUNT
 } af_vstatus;
 
-const char *af_vstatus_name(af_vstatus s); /* "pass", "fail", ... */
+/* "pass", "fail", "inconclusive", "error", "certified",
+ * "could-not-certify", "refuted". */
+const char *af_vstatus_name(af_vstatus s);
 
 typedef enum { AF_LEVEL_QUICK = 0, AF_LEVEL_FULL } af_level;
 
@@ -86,6 +96,30 @@ typedef struct {
 AF_CLAIM_TABLE(af_claims_t41)
 AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
+AF_CLAIM_TABLE(af_claims_cert)
+
+/* Expected status of a certified claim in this build: certified with Arb,
+ * could-not-certify without. */
+#ifdef AF_HAVE_ARB
+#define AF_V_CERT_EXPECTED AF_V_CERTIFIED
+#else
+#define AF_V_CERT_EXPECTED AF_V_NOCERT
+#endif
+
+/* Write the certified balls of the C-T4.1 claims (exact mid and radius,
+ * hex, with provenance) into directory dir (data/reference/certified/).
+ * cmdline: the generating command, recorded in the headers.
+ * AF_EINVAL without Arb. */
+int af_cert_write_reference(const char *dir, const char *cmdline);
+
+/* Certify one MPFR reference file (attnflow_mp.h format) if it is a T4.1
+ * case (orthonormal start, d >= n, softmax, identity weights): *used = 1,
+ * *err the proven bound |ref - exact| of its gamma and r_1 at t_end
+ * (|ref - mid| + rad of the certified ball), *eps = fac max(err_est, tol)
+ * of its header; claim C-mpref requires err <= eps.  *used = 0 for other
+ * cases.  AF_EINVAL without Arb. */
+int af_cert_mpref_file(int *used, double *err, double *eps, const char *path,
+                       double fac);
 
 /* ---- helpers for claim functions ---------------------------------- */
 

@@ -14,7 +14,7 @@ static const char *const verify_help =
     "Usage: attnflow verify [--level quick|full] [--claim GLOB] [--json PATH]\n"
     "                       [--inject-fault speed|radial|attention]\n"
     "                       [--markdown PATH] [--broken-only] [--tolerances PATH]\n"
-    "                       [--list]\n"
+    "                       [--list] [--write-certified DIR]\n"
     "\n"
     "Runs every claim of proofs-numeric/: one per theorem ID of the theory\n"
     "(and per scheme where the statement is per scheme).  Each claim runs the\n"
@@ -41,9 +41,14 @@ static const char *const verify_help =
     "  --tolerances PATH    read the tolerance table from PATH instead of the\n"
     "                       copy compiled in from data/tolerances.tsv\n"
     "  --list               list the claims and their tolerance rows, run nothing\n"
+    "  --write-certified DIR  write the certified balls of the C-T4.1 claims\n"
+    "                       (exact hex midpoint and radius, with provenance) into\n"
+    "                       DIR (data/reference/certified/), then run nothing\n"
     "\n"
     "Columns: ID, scheme, measured, predicted, tolerance, margin (fraction of\n"
     "the tolerance left; negative = outside), seconds, status, expected.\n"
+    "Statuses: pass, fail, inconclusive, error; the certified claims (C-*,\n"
+    "ball arithmetic with Arb) report certified, could-not-certify or refuted.\n"
     "Exit status: 0 if every claim has its expected outcome, 1 otherwise,\n"
     "2 for a usage error.\n";
 
@@ -114,7 +119,7 @@ static int md_value(FILE *f, double v)
 static int write_markdown(FILE *f, void *vctx)
 {
   json_ctx *c = vctx;
-  size_t counts[4] = {0, 0, 0, 0}, bad = 0;
+  size_t counts[AF_V_STATUS_COUNT] = {0}, bad = 0;
   double secs = 0;
   for (size_t k = 0; k < c->n; k++) {
     counts[c->rec[k].res.status]++;
@@ -129,10 +134,12 @@ static int write_markdown(FILE *f, void *vctx)
       return AF_EIO;
   if (fprintf(f, "- level: %s%s%s\n\n", c->level, *c->fault ? ", fault " : "", c->fault) < 0)
     return AF_EIO;
-  if (fprintf(f, "%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error; "
+  if (fprintf(f, "%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error, "
+                 "%zu certified, %zu could-not-certify, %zu refuted; "
                  "%zu with an unexpected outcome; %.1f s of claim time.\n\n",
               c->n, counts[AF_V_PASS], counts[AF_V_FAIL], counts[AF_V_INCONCLUSIVE],
-              counts[AF_V_ERROR], bad, secs) < 0)
+              counts[AF_V_ERROR], counts[AF_V_CERTIFIED], counts[AF_V_NOCERT],
+              counts[AF_V_REFUTED], bad, secs) < 0)
     return AF_EIO;
   if (fprintf(f, "| ID | scheme | measured | predicted | tolerance | margin | seconds | status | expected | tolerance row | note |\n"
                  "|---|---|---|---|---|---|---|---|---|---|---|\n") < 0)
@@ -170,12 +177,13 @@ int af_cli_verify(int argc, char **argv)
   static const af_cli_opt opts[] = {
       {"level", 1}, {"claim", 1}, {"json", 1}, {"markdown", 1}, {"inject-fault", 1},
       {"tolerances", 1}, {"list", 0}, {"broken-only", 0}, {"help", 0},
+      {"write-certified", 1},
       {NULL, 0}};
   af_cli_parser p;
   af_cli_parser_init(&p, argc, argv, 1, "verify");
   const char *level = "quick", *glob = NULL, *json = NULL, *fault = "";
   const char *markdown = NULL;
-  const char *tolpath = NULL;
+  const char *tolpath = NULL, *certdir = NULL;
   int list = 0;
   af_vctx ctx = {AF_LEVEL_QUICK, 0, NULL, 0};
   for (;;) {
@@ -209,6 +217,8 @@ int af_cli_verify(int argc, char **argv)
       tolpath = v;
     else if (strcmp(name, "list") == 0)
       list = 1;
+    else if (strcmp(name, "write-certified") == 0)
+      certdir = v;
     else if (strcmp(name, "broken-only") == 0)
       ctx.broken_only = 1;
     else if (strcmp(name, "inject-fault") == 0) {
@@ -226,6 +236,19 @@ int af_cli_verify(int argc, char **argv)
     }
   }
 
+  if (certdir) {
+    char cmd[512];
+    size_t len = 0;
+    cmd[0] = '\0';
+    for (int k = 0; k < argc && len + 2 < sizeof cmd; k++)
+      len += (size_t) snprintf(cmd + len, sizeof cmd - len, "%s%s", k ? " " : "", argv[k]);
+    int crc = af_cert_write_reference(certdir, cmd);
+    if (crc != AF_OK) {
+      af_cli_error("verify: --write-certified %s: %s", certdir, af_strerror(crc));
+      return AF_EXIT_FAIL;
+    }
+    return AF_EXIT_OK;
+  }
   if (ctx.broken_only && ctx.fault == 0) {
     af_cli_error("verify: --broken-only needs --inject-fault");
     return AF_EXIT_USAGE;
@@ -276,7 +299,7 @@ int af_cli_verify(int argc, char **argv)
   printf("%-10s %-11s %11s %11s %11s %11s %8s %-13s %s\n", "ID", "scheme",
          "measured", "predicted", "tolerance", "margin", "seconds", "status",
          "expected");
-  size_t bad = 0, counts[4] = {0, 0, 0, 0};
+  size_t bad = 0, counts[AF_V_STATUS_COUNT] = {0};
   double secs = 0;
   for (size_t k = 0; k < n; k++) {
     const af_vrecord *r = &rec[k];
@@ -287,16 +310,18 @@ int af_cli_verify(int argc, char **argv)
     print_value(r->res.margin);
     printf(" %8.2f %-13s %s%s\n", r->seconds, af_vstatus_name(r->res.status),
            af_vstatus_name(r->expected), r->ok ? "" : "   <-- UNEXPECTED");
-    if (!r->ok || r->res.status != AF_V_PASS)
+    if (!r->ok || (r->res.status != AF_V_PASS && r->res.status != AF_V_CERTIFIED))
       printf("           %s\n", r->res.note);
     bad += !r->ok;
     counts[r->res.status]++;
     secs += r->seconds;
   }
-  printf("%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error; "
+  printf("%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error, "
+         "%zu certified, %zu could-not-certify, %zu refuted; "
          "%zu unexpected; %.1f s\n",
          n, counts[AF_V_PASS], counts[AF_V_FAIL], counts[AF_V_INCONCLUSIVE],
-         counts[AF_V_ERROR], bad, secs);
+         counts[AF_V_ERROR], counts[AF_V_CERTIFIED], counts[AF_V_NOCERT],
+         counts[AF_V_REFUTED], bad, secs);
   int status = bad ? AF_EXIT_FAIL : AF_EXIT_OK;
   if (fflush(stdout) != 0)
     status = AF_EXIT_FAIL;

@@ -1,0 +1,1252 @@
+/* claims_cert.c -- certified claims: ball arithmetic (Arb, certified/)
+ * turns the T4.1 predictions and the theory's inequalities into
+ * computer-assisted proofs (../shared/spec/certified.md).
+ *
+ * Statuses: certified (proven), could-not-certify (integrator or bisection
+ * budget exhausted, independent check inconclusive, or built without Arb:
+ * never a silent pass), refuted (ball arithmetic proves the opposite).
+ * Each ID "C-<theorem>" certifies the theorem's statement for the cases
+ * named; "-false" variants are deliberately false statements that must come
+ * out refuted (their expected status), showing the proofs have power.
+ *
+ *   C-T4.1/<scheme>      n = 5, beta = 1.5, r0 = 1: balls of gamma(t), r(t)
+ *   C-T4.1-256/<scheme>  n = 256, beta = 5 (the paper's headline case)
+ *        at t = 1, 2, 4, 8 by the validated Taylor integrator at 256 bits,
+ *        radii <= 2^-200 (row C.radius), then checked independently:
+ *        - Post-LN, LN-Scaling (time change I2) and Mix-LN on [0, tau]: the
+ *          closed form T4.1d in Arb (arb_hypgeom_ei): t(lo) < T < t(hi)
+ *          proves gamma(T) in [lo, hi] with nothing in common with the
+ *          integrator;
+ *        - nGPT (alpha = 1), Pre-LN and Peri-LN (r0 = 1): the same test with
+ *          t(gamma) from rigorous quadrature (acb_calc_integrate) of the
+ *          separable form (r = e^Phi(gamma) along the solution, T4.1d/c;
+ *          certified/closed.c);
+ *        - Pre-LN, Peri-LN (T4.1c) and Mix-LN after tau: the T4.1d invariant
+ *          ln(r/r0) = Phi(gamma) (resp. Phi(gamma(t)) - Phi(gamma(tau))),
+ *          a necessary condition, as overlapping balls;
+ *        - n = 5, every scheme: the MPFR path (af_mp_integrate, Gragg-
+ *          Bulirsch-Stoer, 128 bits, tol 1e-25) on the n-particle system from the
+ *          orthonormal start, overlap |mid - ref| <= rad + eps_ref (row
+ *          C.mpfr_ref), so those references become certified too;
+ *        Mix-LN after tau has the invariant only (its time map would need
+ *        gamma(tau) as a ball); at n = 5 it is also checked against MPFR.
+ *   C-mpref              the MPFR reference files data/reference/NAME.ref that are
+ *                        T4.1 cases (orthonormal start): their stored gamma
+ *                        and r_1 at t_end lie within 10 max(err_est, tol) of
+ *                        the certified balls, i.e. the references are
+ *                        certified to their stated accuracy (proven error
+ *                        |ref - mid| + rad reported)
+ *   C-P1                 the USA equation of P1 at n = 5, beta = 1.5, with the
+ *                        closed form derived in certified/closed.c and MPFR
+ *   C-T4.1a/<scheme>     dgamma/dt(0) of the scalar system, of the n-particle
+ *                        field at n = 5 (built from the vectors in Arb) and
+ *                        the closed forms T4.1a: overlapping balls of radius
+ *                        <= 2^-240, both cases
+ *   C-F                  F(gamma) > 0 on (-1/(n-1), 1), zeros at the ends:
+ *                        bisection in the middle, F' > 0 on [a, a + 1/64]
+ *                        (a <= -1/(n-1) proven) and F' < 0 on [1 - 1/64, 1]
+ *   C-T3.1r              symmetric configuration: dr/dt >= (e^b - n + 1)/(n e^b)
+ *                        for Pre-LN (c(gamma)) and Peri-LN (c/a) for all
+ *                        gamma and beta in [ln n, 8], n in {2,3,5,16,64,256}
+ *   C-T4.1a-speed        Peri-LN's initial speed above Pre-LN's (r0 = 1):
+ *                        (e^b + n - 1)/sqrt(e^{2b} + n - 1) > 1, in x = e^-b
+ *                        on [2^-40, 1] (beta in [0, 27.7]), same n
+ *   C-order              gamma of Post-LN above Pre-LN's on t in [1/4, 8]
+ *                        (r0 = 1), both cases: enclosures on a graded grid
+ *                        (cells t^2/16, at most 1/16) and monotonicity
+ *                        (gamma increases: C-F, s > 0), so
+ *                        lo(gamma_post(t_k)) > hi(gamma_pre(t_{k+1})) covers
+ *                        [t_k, t_{k+1}]
+ *
+ * False variants (expected refuted): C-F-false (F > 0 on an interval
+ * reaching 0.05 below -1/(n-1)), C-T3.1r-false (the bound times n^2),
+ * C-speed-false (Pre-LN faster than Peri-LN), C-order-false (Pre-LN above
+ * Post-LN).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "verify.h"
+#include "cert.h"
+#include "attnflow_mp.h"
+
+static void nocert(af_vresult *r, const char *why)
+{
+  r->status = AF_V_NOCERT;
+  r->measured = r->predicted = r->tolerance = r->margin = NAN;
+  af_v_note(r, "%s", why);
+}
+
+#ifdef AF_HAVE_ARB
+
+#define CERT_PREC 256
+#define CERT_NT 4
+static const double cert_times[CERT_NT] = {1.0, 2.0, 4.0, 8.0};
+
+typedef struct {
+  unsigned long n;
+  double beta, r0;
+} ccase;
+static const ccase ccases[2] = {{5, 1.5, 1.0}, {256, 5.0, 1.0}};
+
+static const char *const sname[AF_SCHEME_COUNT] = {
+    "post-ln", "pre-ln", "mix-ln", "peri-ln", "ngpt", "ln-scaling"};
+
+/* log2 of a ball's radius (-inf for an exact ball). */
+static double lrad(const arb_t x)
+{
+  return mag_is_zero(arb_radref(x)) ? -INFINITY
+                                    : mag_get_d_log2_approx(arb_radref(x));
+}
+
+/* Result of an enclosure claim from the largest radius and the verdict. */
+static void enclosure_result(af_vresult *r, double maxrad, double tolrad,
+                             int refuted, int undecided)
+{
+  r->measured = maxrad;
+  r->predicted = 0;
+  r->tolerance = tolrad;
+  r->margin = tolrad > 0 ? (tolrad - maxrad) / tolrad : NAN;
+  if (refuted)
+    r->status = AF_V_REFUTED;
+  else if (undecided || !(maxrad <= tolrad))
+    r->status = AF_V_NOCERT;
+  else
+    r->status = AF_V_CERTIFIED;
+}
+
+/* ---------------------------------------------------------------- MPFR */
+
+typedef struct {
+  arb_ptr g, r;
+  size_t n, d, k;
+} mp_out;
+
+static int mp_collect(double t, mpfr_t *y, void *vctx)
+{
+  (void) t;
+  mp_out *o = vctx;
+  if (o->k > 0 && o->k <= CERT_NT) {
+    mpfr_prec_t p = mpfr_get_prec(y[0]);
+    mpfr_t s, q;
+    mpfr_init2(s, p + 32);
+    mpfr_init2(q, p + 32);
+    mpfr_set_ui(s, 0, MPFR_RNDN);
+    for (size_t j = 0; j < o->d; j++) {
+      mpfr_mul(q, y[j], y[o->d + j], MPFR_RNDN);
+      mpfr_add(s, s, q, MPFR_RNDN);
+    }
+    arf_set_mpfr(arb_midref(o->g + o->k - 1), s);
+    mag_zero(arb_radref(o->g + o->k - 1));
+    arf_set_mpfr(arb_midref(o->r + o->k - 1), y[o->n * o->d]);
+    mag_zero(arb_radref(o->r + o->k - 1));
+    mpfr_clear(s);
+    mpfr_clear(q);
+  }
+  o->k++;
+  return 0;
+}
+
+/* The MPFR reference: Gragg-Bulirsch-Stoer at 128 bits, tol 1e-25 (about
+ * 0.15 s of CPU per scheme at n = 5; Gauss-Legendre at 256 bits and 1e-40
+ * costs 10 times more and would take the certified set past its budget). */
+#define MPFR_PREC 128
+
+/* gamma = <theta_1, theta_2> and r_1 at cert_times from the n-particle
+ * system (n = d, orthonormal start, radius r0) by the MPFR path; *eps the
+ * allowance eps_ref = fac max(err_est, tol). */
+static int mpfr_reference(arb_ptr g, arb_ptr r, double *eps, size_t n,
+                          double beta, double r0, af_scheme_id sc, int usa,
+                          double fac)
+{
+  const double tol = 1e-25;
+  size_t d = n, N = af_state_size(n, d);
+  double *y = malloc(N * sizeof *y);
+  if (y == NULL)
+    return AF_ENOMEM;
+  size_t line;
+  int rc = af_init_state(y, &line, "orthonormal", n, d, r0, 0);
+  af_model m;
+  af_model_init(&m, n, d, beta, sc);
+  if (usa)
+    m.attn = AF_ATTN_USA;
+  af_mp_work *w = af_mp_work_alloc(n, d, MPFR_PREC);
+  mpfr_t *my = af_mp_vec_alloc(N, MPFR_PREC);
+  if (rc == AF_OK && (w == NULL || my == NULL))
+    rc = AF_ENOMEM;
+  if (rc == AF_OK) {
+    af_mp_vec_set_d(my, y, N);
+    af_mp_opts o;
+    af_mp_opts_init(&o);
+    o.method = AF_MP_GBS;
+    o.tol = tol;
+    double times[CERT_NT + 1] = {0.0};
+    memcpy(times + 1, cert_times, sizeof cert_times);
+    mp_out out = {g, r, n, d, 0};
+    af_mp_stats st;
+    rc = af_mp_integrate(my, times, CERT_NT + 1, &m, &o, w, mp_collect, &out,
+                         &st);
+    *eps = fac * fmax(st.err_est, tol);
+  }
+  if (my)
+    af_mp_vec_free(my, N);
+  af_mp_work_free(w);
+  free(y);
+  return rc;
+}
+
+/* |mid(x) - ref| <= rad(x) + eps, ref exact. */
+static int overlap_eps(const arb_t x, const arb_t ref, double eps)
+{
+  arb_t e;
+  arb_init(e);
+  arb_set(e, ref);
+  mag_set_d(arb_radref(e), eps); /* rounded up */
+  int ok = arb_overlaps(x, e);
+  arb_clear(e);
+  return ok;
+}
+
+/* ---------------------------------------------------------------- C-T4.1 */
+
+/* arg = scheme + 16 case; scheme 15 = USA (P1). */
+static void claim_enclose(af_vresult *r, const af_vctx *c, int arg)
+{
+  const ccase *k = &ccases[arg / 16];
+  int usa = arg % 16 == 15;
+  af_scheme_id sc = usa ? AF_POST_LN : (af_scheme_id) (arg % 16);
+  double tolrad = af_v_tol(c, "C.radius"), fac = af_v_tol(c, "C.mpfr_ref");
+  af_cert_sys s;
+  af_cert_sys_init(&s, k->n, k->beta, sc);
+  s.usa = usa;
+  s.r0 = k->r0;
+  af_cert_opts o;
+  af_cert_opts_init(&o, CERT_PREC);
+  af_cert_stats st;
+  arb_ptr g = _arb_vec_init(CERT_NT), rr = _arb_vec_init(CERT_NT);
+  arb_ptr gm = _arb_vec_init(CERT_NT), rm = _arb_vec_init(CERT_NT);
+  arb_t T, a, b;
+  arb_init(T);
+  arb_init(a);
+  arb_init(b);
+  long cp = 2 * CERT_PREC;
+  int rc = af_cert_solve(g, rr, cert_times, CERT_NT, &s, &o, &st);
+  af_v_note(r, "n=%lu beta=%g r0=%g, %ld bits, order %u, %lu steps (%lu rejected); ",
+            k->n, k->beta, k->r0, (long) CERT_PREC, st.order, st.steps,
+            st.rejected);
+  if (rc != AF_OK) {
+    nocert(r, "integrator: ");
+    af_v_note(r, "%s", af_strerror(rc));
+    goto out;
+  }
+  double maxrad = 0;
+  for (int i = 0; i < CERT_NT; i++)
+    maxrad = fmax(maxrad, fmax(exp2(lrad(g + i)), exp2(lrad(rr + i))));
+  int refuted = 0, undecided = 0, nclosed = 0, nclosed_ok = 0, ninv = 0;
+  /* closed form T4.1d (Post-LN, LN-Scaling, Mix-LN up to tau) or P1 */
+  for (int i = 0; i < CERT_NT; i++) {
+    int use = usa || sc != AF_MIX_LN || cert_times[i] <= s.tau;
+    if (!use || ((sc == AF_PRE_LN || sc == AF_PERI_LN) && k->r0 != 1.0)
+        || (sc == AF_NGPT && s.alpha != 1.0))
+      continue;
+    int quad = !usa && (sc == AF_PRE_LN || sc == AF_PERI_LN || sc == AF_NGPT);
+    arb_set_d(T, cert_times[i]);
+    if (sc == AF_LN_SCALING && !usa) { /* u = 2 (sqrt(t+1) - 1) */
+      arb_add_ui(T, T, 1, cp);
+      arb_sqrt(T, T, cp);
+      arb_sub_ui(T, T, 1, cp);
+      arb_mul_2exp_si(T, T, 1);
+    }
+    int v;
+    if (quad) /* quadrature of the separable form: 320 bits resolve t to
+               * ~2^-300, far below the 2^-230 a ball of radius 2^-245
+               * spans in t */
+      af_cert_check_quad(&v, g + i, T, sc, k->n, k->beta, CERT_PREC + 64);
+    else
+      af_cert_check_tmap(&v, g + i, T, usa ? af_cert_usa_time : af_cert_postln_time,
+                         k->n, k->beta, cp);
+    refuted |= v < 0;
+    undecided |= v == 0;
+    nclosed_ok += v == 1;
+    nclosed++;
+  }
+  /* invariant ln(r/r0) = Phi(gamma) (Pre-LN, Peri-LN, Mix-LN after tau) */
+  if (!usa && (sc == AF_PRE_LN || sc == AF_PERI_LN || sc == AF_MIX_LN)) {
+    arb_t phitau;
+    arb_init(phitau);
+    for (int i = 0; i < CERT_NT; i++) {
+      if (sc == AF_MIX_LN && cert_times[i] <= s.tau) {
+        if (cert_times[i] == s.tau)
+          af_cert_preln_logr(phitau, g + i, k->n, k->beta, cp);
+        continue;
+      }
+      af_cert_preln_logr(a, g + i, k->n, k->beta, cp);
+      if (sc == AF_MIX_LN)
+        arb_sub(a, a, phitau, cp);
+      arb_set_d(b, k->r0);
+      arb_div(b, rr + i, b, cp);
+      arb_log(b, b, cp);
+      if (!arb_overlaps(a, b))
+        refuted = 1;
+      ninv++;
+    }
+    arb_clear(phitau);
+  }
+  af_v_note(r, "max radius 2^%.1f; closed form/quadrature certifies %d/%d balls, invariant checked at %d times%s",
+            log2(maxrad), nclosed_ok, nclosed, ninv, refuted ? "; CONTRADICTED" : "");
+  /* MPFR n-particle reference at n = 5 */
+  if (k->n <= 8) {
+    double eps = NAN;
+    int mrc = mpfr_reference(gm, rm, &eps, k->n, k->beta, k->r0, sc, usa, fac);
+    if (mrc != AF_OK) {
+      undecided = 1;
+      af_v_note(r, "; MPFR reference: %s", af_strerror(mrc));
+    } else {
+      int ok = 1;
+      for (int i = 0; i < CERT_NT; i++)
+        ok &= overlap_eps(g + i, gm + i, eps) && overlap_eps(rr + i, rm + i, eps);
+      af_v_note(r, "; MPFR n-particle (eps_ref %.2g): %s", eps,
+                ok ? "overlaps" : "DISAGREES");
+      undecided |= !ok;
+    }
+  }
+  enclosure_result(r, maxrad, tolrad, refuted, undecided);
+out:
+  _arb_vec_clear(g, CERT_NT);
+  _arb_vec_clear(rr, CERT_NT);
+  _arb_vec_clear(gm, CERT_NT);
+  _arb_vec_clear(rm, CERT_NT);
+  arb_clear(T);
+  arb_clear(a);
+  arb_clear(b);
+}
+
+/* ---------------------------------------------------------------- C-T4.1a */
+
+/* dgamma/dt(0) of the n-particle field from theta_k = e_k, radius r0,
+ * built from the definitions M2, M3, S-table (tokens 0 and 1 only). */
+static void nparticle_velocity(arb_t v, unsigned long n, double beta,
+                               double r0, double alpha, af_scheme_id sc,
+                               long prec)
+{
+  arb_ptr A = _arb_vec_init(2 * n), dth = _arb_vec_init(2 * n);
+  arb_t eb, Z, nrm, sfac, c;
+  arb_init(eb);
+  arb_init(Z);
+  arb_init(nrm);
+  arb_init(sfac);
+  arb_init(c);
+  arb_set_d(eb, beta);
+  arb_exp(eb, eb, prec); /* exp(beta <e_i, e_i>); exp(0) = 1 otherwise */
+  for (unsigned long i = 0; i < 2; i++) {
+    arb_ptr Ai = A + i * n, di = dth + i * n;
+    arb_add_ui(Z, eb, n - 1, prec);
+    for (unsigned long k = 0; k < n; k++) {
+      if (k == i)
+        arb_div(Ai + k, eb, Z, prec);
+      else
+        arb_inv(Ai + k, Z, prec);
+    }
+    arb_dot(nrm, NULL, 0, Ai, 1, Ai, 1, (slong) n, prec);
+    arb_sqrt(nrm, nrm, prec);
+    arb_set(c, Ai + i); /* <theta_i, A_i> */
+    switch (sc) {
+    case AF_PRE_LN: arb_set_d(sfac, r0); break;
+    case AF_PERI_LN: /* s = r |A| */
+      arb_set_d(sfac, r0);
+      arb_mul(sfac, sfac, nrm, prec);
+      break;
+    case AF_NGPT: /* s = |A| / alpha */
+      arb_set_d(sfac, alpha);
+      arb_div(sfac, nrm, sfac, prec);
+      break;
+    default: /* Post-LN, Mix-LN at t = 0 <= tau, LN-Scaling sqrt(0 + 1) */
+      arb_one(sfac);
+    }
+    for (unsigned long k = 0; k < n; k++) {
+      arb_set(di + k, Ai + k);
+      if (k == i)
+        arb_sub(di + k, di + k, c, prec); /* tangent projection */
+      arb_div(di + k, di + k, sfac, prec);
+    }
+  }
+  /* d/dt <theta_0, theta_1> = <dtheta_0, e_1> + <e_0, dtheta_1> */
+  arb_add(v, dth + 1, dth + n, prec);
+  _arb_vec_clear(A, 2 * n);
+  _arb_vec_clear(dth, 2 * n);
+  arb_clear(eb);
+  arb_clear(Z);
+  arb_clear(nrm);
+  arb_clear(sfac);
+  arb_clear(c);
+}
+
+/* T4.1a closed forms. */
+static void closed_velocity(arb_t v, unsigned long n, double beta, double r0,
+                            double alpha, af_scheme_id sc, long prec)
+{
+  arb_t e, x;
+  arb_init(e);
+  arb_init(x);
+  arb_set_d(e, beta);
+  if (sc == AF_PERI_LN || sc == AF_NGPT) {
+    arb_mul_2exp_si(e, e, 1);
+    arb_exp(e, e, prec);
+    arb_add_ui(e, e, n - 1, prec);
+    arb_sqrt(e, e, prec); /* sqrt(e^{2b} + n - 1) */
+  } else {
+    arb_exp(e, e, prec);
+    arb_add_ui(e, e, n - 1, prec); /* e^b + n - 1 */
+  }
+  if (sc == AF_PRE_LN || sc == AF_PERI_LN) {
+    arb_set_d(x, r0);
+    arb_mul(e, e, x, prec);
+  }
+  arb_set_ui(v, 2);
+  if (sc == AF_NGPT) {
+    arb_set_d(x, alpha);
+    arb_mul(v, v, x, prec);
+  }
+  arb_div(v, v, e, prec);
+  arb_clear(e);
+  arb_clear(x);
+}
+
+static void claim_velocity(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id sc = (af_scheme_id) arg;
+  double tolrad = af_v_tol(c, "C.radius");
+  arb_t vs, vn, vc, t0, g0, r0b;
+  arb_init(vs);
+  arb_init(vn);
+  arb_init(vc);
+  arb_init(t0);
+  arb_init(g0);
+  arb_init(r0b);
+  double maxrad = 0;
+  int refuted = 0;
+  for (int ci = 0; ci < 2; ci++) {
+    const ccase *k = &ccases[ci];
+    af_cert_sys s;
+    af_cert_sys_init(&s, k->n, k->beta, sc);
+    s.r0 = k->r0;
+    arb_set_d(r0b, k->r0);
+    af_cert_rhs(vs, NULL, t0, g0, r0b, s.tau == 0, &s, CERT_PREC);
+    nparticle_velocity(vn, k->n, k->beta, k->r0, s.alpha, sc, CERT_PREC);
+    closed_velocity(vc, k->n, k->beta, k->r0, s.alpha, sc, CERT_PREC);
+    int ok = arb_overlaps(vs, vc) && arb_overlaps(vn, vc) && arb_overlaps(vs, vn);
+    refuted |= !ok;
+    maxrad = fmax(maxrad, exp2(fmax(lrad(vs), fmax(lrad(vn), lrad(vc)))));
+    af_v_note(r, "%sn=%lu beta=%g: ", ci ? "; " : "", k->n, k->beta);
+    char *str = arb_get_str(vc, 20, 0);
+    af_v_note(r, "%s %s", str, ok ? "(system, n-particle, closed form overlap)" : "DISJOINT");
+    flint_free(str);
+  }
+  /* 2^-240: the three balls are computed at 256 bits in a few dozen
+   * operations; a wider ball means a lost cancellation, not a proof. */
+  enclosure_result(r, maxrad, tolrad * ldexp(1.0, -40), refuted, 0);
+  arb_clear(vs);
+  arb_clear(vn);
+  arb_clear(vc);
+  arb_clear(t0);
+  arb_clear(g0);
+  arb_clear(r0b);
+}
+
+/* ---------------------------------------------------------------- proofs */
+
+typedef struct {
+  unsigned long n;
+  arb_t beta; /* a ball: a range of beta */
+  int which;  /* function selector */
+  int flip;   /* prove -g > 0 (false variants) */
+  arb_t bound_fac;
+} pctx;
+
+/* F(gamma) (which 0) and F'(gamma) (which 1, 2 = -F'). */
+static int fn_F(arb_t out, const arb_t x, void *vctx, long prec)
+{
+  pctx *p = vctx;
+  unsigned long n = p->n;
+  arb_t u, pp, q, Z, eb, t;
+  arb_init(u);
+  arb_init(pp);
+  arb_init(q);
+  arb_init(Z);
+  arb_init(eb);
+  arb_init(t);
+  arb_mul(u, p->beta, x, prec);
+  arb_exp(u, u, prec);
+  arb_sub_si(pp, x, 1, prec);
+  arb_neg(pp, pp);
+  arb_mul_ui(q, x, n - 1, prec);
+  arb_add_ui(q, q, 1, prec);
+  arb_exp(eb, p->beta, prec);
+  arb_mul_ui(Z, u, n - 1, prec);
+  arb_add(Z, Z, eb, prec);
+  if (p->which == 0) { /* F = 2 u p q / Z */
+    arb_mul(out, u, pp, prec);
+    arb_mul(out, out, q, prec);
+    arb_div(out, out, Z, prec);
+    arb_mul_2exp_si(out, out, 1);
+  } else { /* F' = 2 u [beta p q e^b + ((n-1) p - q) Z] / Z^2 */
+    arb_mul(t, pp, q, prec);
+    arb_mul(t, t, p->beta, prec);
+    arb_mul(t, t, eb, prec);
+    arb_mul_ui(out, pp, n - 1, prec);
+    arb_sub(out, out, q, prec);
+    arb_mul(out, out, Z, prec);
+    arb_add(out, out, t, prec);
+    arb_mul(out, out, u, prec);
+    arb_div(out, out, Z, prec);
+    arb_div(out, out, Z, prec);
+    arb_mul_2exp_si(out, out, 1);
+    if (p->which == 2)
+      arb_neg(out, out);
+  }
+  if (p->flip)
+    arb_neg(out, out);
+  arb_clear(u);
+  arb_clear(pp);
+  arb_clear(q);
+  arb_clear(Z);
+  arb_clear(eb);
+  arb_clear(t);
+  return AF_OK;
+}
+
+/* Combine proof outcomes: any refuted wins, then undecided. */
+static void combine(af_prove_result *acc, af_prove_result r)
+{
+  if (r == AF_PROVE_REFUTED || *acc == AF_PROVE_REFUTED)
+    *acc = AF_PROVE_REFUTED;
+  else if (r == AF_PROVE_UNDECIDED)
+    *acc = AF_PROVE_UNDECIDED;
+}
+
+static void proof_result(af_vresult *r, af_prove_result res,
+                         unsigned long boxes)
+{
+  r->measured = (double) boxes;
+  r->predicted = NAN;
+  r->tolerance = 0;
+  r->margin = NAN;
+  r->status = res == AF_PROVE_CERTIFIED ? AF_V_CERTIFIED
+              : res == AF_PROVE_REFUTED ? AF_V_REFUTED
+                                        : AF_V_NOCERT;
+  af_v_note(r, "; %lu boxes", boxes);
+}
+
+#define PROOF_PREC 64
+#define MAX_BOXES 200000UL
+
+/* largest double a <= -1/(n-1), proven */
+static double left_end(unsigned long n)
+{
+  double a = -1.0 / (double) (n - 1);
+  arb_t x;
+  arb_init(x);
+  for (;;) {
+    arb_set_d(x, a);
+    arb_mul_ui(x, x, n - 1, 128);
+    arb_add_ui(x, x, 1, 128);
+    if (arb_is_nonpositive(x))
+      break;
+    a = nextafter(a, -INFINITY);
+  }
+  arb_clear(x);
+  return a;
+}
+
+/* arg 0: F > 0 on (-1/(n-1), 1); arg 1: false variant, F > 0 down to
+ * 0.05 below -1/(n-1). */
+static void claim_F(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) c;
+  af_prove_result acc = AF_PROVE_CERTIFIED, res;
+  unsigned long boxes = 0, b;
+  double where;
+  const double delta = 1.0 / 64;
+  for (int ci = 0; ci < 2; ci++) {
+    pctx p;
+    p.n = ccases[ci].n;
+    arb_init(p.beta);
+    arb_init(p.bound_fac);
+    arb_set_d(p.beta, ccases[ci].beta);
+    p.flip = 0;
+    double a = left_end(p.n);
+    if (arg == 0) {
+      p.which = 1; /* F' > 0 on [a, a + delta] */
+      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a, a + delta, MAX_BOXES, PROOF_PREC);
+      combine(&acc, res);
+      boxes += b;
+      p.which = 0; /* F > 0 in the middle */
+      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a + delta, 1 - delta, MAX_BOXES, PROOF_PREC);
+      combine(&acc, res);
+      boxes += b;
+      p.which = 2; /* F' < 0 on [1 - delta, 1] */
+      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, 1 - delta, 1, MAX_BOXES, PROOF_PREC);
+      combine(&acc, res);
+      boxes += b;
+      /* the zeros: F(1) = 0 exactly, F(-1/(n-1)) contains 0 */
+      arb_t x, y;
+      arb_init(x);
+      arb_init(y);
+      p.which = 0;
+      arb_one(x);
+      fn_F(y, x, &p, 128);
+      int z1 = arb_is_zero(y);
+      arb_set_si(x, -1);
+      arb_div_ui(x, x, p.n - 1, 128);
+      fn_F(y, x, &p, 128);
+      int z2 = arb_contains_zero(y);
+      if (!(z1 && z2))
+        combine(&acc, AF_PROVE_UNDECIDED);
+      arb_clear(x);
+      arb_clear(y);
+      af_v_note(r, "%sn=%lu beta=%g: F'>0 on [%.6g, %.6g], F>0 on [%.6g, %.6g], F'<0 on [%.6g, 1]",
+                ci ? "; " : "", p.n, ccases[ci].beta, a, a + delta, a + delta,
+                1 - delta, 1 - delta);
+    } else {
+      p.which = 0;
+      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a - 0.05, 1 - delta, MAX_BOXES, PROOF_PREC);
+      combine(&acc, res);
+      boxes += b;
+      af_v_note(r, "%sn=%lu: F>0 on [%.6g, %.6g]: %s at %.6g", ci ? "; " : "",
+                p.n, a - 0.05, 1 - delta,
+                res == AF_PROVE_REFUTED ? "refuted" : "not refuted", where);
+    }
+    arb_clear(p.beta);
+    arb_clear(p.bound_fac);
+  }
+  proof_result(r, acc, boxes);
+}
+
+/* T3.1r at the symmetric configuration: which 0 Pre-LN c(gamma), 1 Peri-LN
+ * c/a, minus bound_fac (1 - (n-1) e^{-beta}) / n. */
+static int fn_t31r(arb_t out, const arb_t x, void *vctx, long prec)
+{
+  pctx *p = vctx;
+  unsigned long n = p->n;
+  arb_t w, E, num, Q, t, bnd;
+  arb_init(w);
+  arb_init(E);
+  arb_init(num);
+  arb_init(Q);
+  arb_init(t);
+  arb_init(bnd);
+  arb_sub_si(w, x, 1, prec);
+  arb_neg(w, w); /* w = 1 - gamma */
+  arb_mul(E, p->beta, w, prec);
+  arb_exp(E, E, prec); /* E = e^{beta w} */
+  arb_mul_ui(num, x, n - 1, prec);
+  arb_add(num, num, E, prec); /* E + (n-1)(1-w) */
+  if (p->which == 0) { /* c = num / (E + n - 1) */
+    arb_add_ui(t, E, n - 1, prec);
+    arb_div(out, num, t, prec);
+  } else { /* c/a = num / sqrt(E^2 + 2(n-1) g E + (n-1)(1 + (n-2) g)) */
+    arb_mul(Q, E, E, prec);
+    arb_mul(t, x, E, prec);
+    arb_mul_ui(t, t, 2 * (n - 1), prec);
+    arb_add(Q, Q, t, prec);
+    arb_mul_ui(t, x, n - 2, prec);
+    arb_add_ui(t, t, 1, prec);
+    arb_mul_ui(t, t, n - 1, prec);
+    arb_add(Q, Q, t, prec);
+    arb_sqrt(Q, Q, prec);
+    arb_div(out, num, Q, prec);
+  }
+  arb_neg(bnd, p->beta);
+  arb_exp(bnd, bnd, prec);
+  arb_mul_ui(bnd, bnd, n - 1, prec);
+  arb_sub_ui(bnd, bnd, 1, prec);
+  arb_neg(bnd, bnd);
+  arb_div_ui(bnd, bnd, n, prec);
+  arb_mul(bnd, bnd, p->bound_fac, prec);
+  arb_sub(out, out, bnd, prec);
+  arb_clear(w);
+  arb_clear(E);
+  arb_clear(num);
+  arb_clear(Q);
+  arb_clear(t);
+  arb_clear(bnd);
+  return AF_OK;
+}
+
+static const unsigned long t31r_n[] = {2, 3, 5, 16, 64, 256};
+#define T31R_BMAX 8.0
+
+/* Prove fn > 0 for gamma in [-1/(n-1), 1] and beta in [blo, bhi] by
+ * bisection in beta around the 1-D prover in gamma. */
+static af_prove_result prove_beta_range(unsigned long *boxes, pctx *p,
+                                        af_cert_fn fn, double glo, double blo,
+                                        double bhi)
+{
+  double stk[2 * 64];
+  int top = 0;
+  stk[0] = blo;
+  stk[1] = bhi;
+  top = 1;
+  af_prove_result acc = AF_PROVE_CERTIFIED;
+  unsigned long total = 0;
+  arb_t gx, y;
+  arb_init(gx);
+  arb_init(y);
+  while (top > 0 && acc == AF_PROVE_CERTIFIED) {
+    top--;
+    double a = stk[2 * top], b = stk[2 * top + 1];
+    arf_t al, bl;
+    arf_init(al);
+    arf_init(bl);
+    arf_set_d(al, a);
+    arf_set_d(bl, b);
+    arb_set_interval_arf(p->beta, al, bl, PROOF_PREC);
+    arf_clear(al);
+    arf_clear(bl);
+    af_prove_result res;
+    unsigned long nb;
+    double where;
+    af_cert_prove_gt0(&res, &where, &nb, fn, p, glo, 1.0, 4000, PROOF_PREC);
+    total += nb;
+    if (res == AF_PROVE_CERTIFIED) {
+      /* the sliver [-1/(n-1), glo] as one ball */
+      arb_set_si(gx, -1);
+      arb_div_ui(gx, gx, p->n - 1, 128);
+      arb_t e;
+      arb_init(e);
+      arb_set_d(e, glo);
+      arb_union(gx, gx, e, 128);
+      arb_clear(e);
+      fn(y, gx, p, PROOF_PREC);
+      if (arb_is_positive(y))
+        continue;
+      res = AF_PROVE_UNDECIDED;
+    }
+    if (res == AF_PROVE_REFUTED) {
+      acc = res;
+      break;
+    }
+    if (top + 2 > 64 || b - a < 1.0 / 4096) {
+      acc = AF_PROVE_UNDECIDED;
+      break;
+    }
+    double m = 0.5 * (a + b);
+    stk[2 * top] = m;
+    stk[2 * top + 1] = b;
+    stk[2 * top + 2] = a;
+    stk[2 * top + 3] = m;
+    top += 2;
+  }
+  arb_clear(gx);
+  arb_clear(y);
+  *boxes += total;
+  return acc;
+}
+
+/* arg 0: the bound; arg 1: false variant (bound times n^2). */
+static void claim_t31r(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) c;
+  af_prove_result acc = AF_PROVE_CERTIFIED;
+  unsigned long boxes = 0;
+  for (size_t i = 0; i < sizeof t31r_n / sizeof t31r_n[0]; i++) {
+    pctx p;
+    p.n = t31r_n[i];
+    arb_init(p.beta);
+    arb_init(p.bound_fac);
+    arb_set_ui(p.bound_fac, arg ? p.n * p.n : 1);
+    p.flip = 0;
+    /* beta_min = ceil(16 ln n)/16 >= ln n, so n <= e^beta */
+    double bmin = ceil(16.0 * log((double) p.n)) / 16.0;
+    arb_t e;
+    arb_init(e);
+    arb_set_d(e, bmin);
+    arb_exp(e, e, 128);
+    arb_sub_ui(e, e, p.n, 128);
+    if (!arb_is_nonnegative(e))
+      bmin += 1.0 / 16;
+    arb_clear(e);
+    /* gamma in [glo, 1], glo the double just above -1/(n-1) */
+    double glo = -1.0 / (double) (p.n - 1);
+    glo = nextafter(left_end(p.n), 0.0);
+    for (int which = 0; which < 2; which++) {
+      p.which = which;
+      af_prove_result res = prove_beta_range(&boxes, &p, fn_t31r, glo, bmin, T31R_BMAX);
+      combine(&acc, res);
+      if (res != AF_PROVE_CERTIFIED)
+        af_v_note(r, "n=%lu %s: %s; ", p.n, which ? "peri-ln" : "pre-ln",
+                  res == AF_PROVE_REFUTED ? "refuted" : "undecided");
+    }
+    arb_clear(p.beta);
+    arb_clear(p.bound_fac);
+  }
+  af_v_note(r, "%sn in {2,3,5,16,64,256}, beta in [ceil(16 ln n)/16, %g], gamma in [-1/(n-1), 1], Pre-LN c and Peri-LN c/a",
+            arg ? "bound x n^2: " : "", T31R_BMAX);
+  proof_result(r, acc, boxes);
+}
+
+/* (1 + (n-1)x)/sqrt(1 + (n-1)x^2) - 1, x = e^-beta: Peri-LN over Pre-LN
+ * initial speed minus 1 (flip: the false variant). */
+static int fn_speed(arb_t out, const arb_t x, void *vctx, long prec)
+{
+  pctx *p = vctx;
+  arb_t t;
+  arb_init(t);
+  arb_mul(t, x, x, prec);
+  arb_mul_ui(t, t, p->n - 1, prec);
+  arb_add_ui(t, t, 1, prec);
+  arb_sqrt(t, t, prec);
+  arb_mul_ui(out, x, p->n - 1, prec);
+  arb_add_ui(out, out, 1, prec);
+  arb_div(out, out, t, prec);
+  arb_sub_ui(out, out, 1, prec);
+  if (p->flip)
+    arb_neg(out, out);
+  arb_clear(t);
+  return AF_OK;
+}
+
+static void claim_speed(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) c;
+  af_prove_result acc = AF_PROVE_CERTIFIED, res;
+  unsigned long boxes = 0, b;
+  double where;
+  for (size_t i = 0; i < sizeof t31r_n / sizeof t31r_n[0]; i++) {
+    pctx p;
+    p.n = t31r_n[i];
+    p.flip = arg;
+    af_cert_prove_gt0(&res, &where, &b, fn_speed, &p, ldexp(1.0, -40), 1.0,
+                      MAX_BOXES, PROOF_PREC);
+    combine(&acc, res);
+    boxes += b;
+  }
+  af_v_note(r, "%sPeri-LN / Pre-LN initial speed > 1 (r0 = 1): x = e^-beta in [2^-40, 1] (beta in [0, 27.7]), n in {2,3,5,16,64,256}",
+            arg ? "false variant (Pre-LN faster): " : "");
+  proof_result(r, acc, boxes);
+}
+
+/* ---------------------------------------------------------------- C-order */
+
+/* Grid on [1/4, 8]: the two curves separate like t^2 near 0 (Pre-LN runs
+ * at time ~ t - c t^2/2 of Post-LN), so the cell t_{k+1} - t_k must stay
+ * below ~ c t^2 / 2: dyadic cells 2^floor(log2(t^2/16)), at most 1/16. */
+#define ORDER_MAXNT 400
+
+static size_t order_grid(double *times)
+{
+  size_t nt = 0;
+  double t = 0.25;
+  while (t < 8.0 && nt + 1 < ORDER_MAXNT) {
+    times[nt++] = t;
+    double dt = fmin(exp2(floor(log2(t * t / 16.0))), 1.0 / 16);
+    t = fmin(t + dt, 8.0);
+  }
+  times[nt++] = t;
+  return nt;
+}
+#define ORDER_PREC 128
+
+static void claim_order(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) c;
+  double times[ORDER_MAXNT];
+  const size_t ORDER_NT = order_grid(times);
+  arb_ptr gp = _arb_vec_init(ORDER_NT), gq = _arb_vec_init(ORDER_NT);
+  af_prove_result acc = AF_PROVE_CERTIFIED;
+  for (int ci = 0; ci < 2; ci++) {
+    af_cert_sys s;
+    af_cert_opts o;
+    af_cert_opts_init(&o, ORDER_PREC);
+    af_cert_sys_init(&s, ccases[ci].n, ccases[ci].beta, AF_POST_LN);
+    s.r0 = 1.0;
+    int rc = af_cert_solve(gp, NULL, times, ORDER_NT, &s, &o, NULL);
+    s.scheme = AF_PRE_LN;
+    if (rc == AF_OK)
+      rc = af_cert_solve(gq, NULL, times, ORDER_NT, &s, &o, NULL);
+    if (rc != AF_OK) {
+      combine(&acc, AF_PROVE_UNDECIDED);
+      af_v_note(r, "n=%lu: integrator: %s; ", s.n, af_strerror(rc));
+      continue;
+    }
+    int ok = 1;
+    long bad = -1;
+    for (size_t i = 0; i < ORDER_NT; i++) {
+      if (arg == 0) {
+        /* gamma_post(t) >= gamma_post(t_i) > gamma_pre(t_{i+1}) >= gamma_pre(t) */
+        if (i + 1 < ORDER_NT && !arb_gt(gp + i, gq + i + 1)) {
+          ok = 0;
+          bad = (long) i;
+          break;
+        }
+      } else if (arb_lt(gq + i, gp + i)) { /* refutes gamma_pre >= gamma_post */
+        bad = (long) i;
+        break;
+      }
+    }
+    if (arg == 0)
+      combine(&acc, ok ? AF_PROVE_CERTIFIED : AF_PROVE_UNDECIDED);
+    else
+      combine(&acc, bad >= 0 ? AF_PROVE_REFUTED : AF_PROVE_UNDECIDED);
+    af_v_note(r, "%sn=%lu beta=%g r0=1: %s", ci ? "; " : "", s.n, s.beta,
+              bad < 0 ? "ordered on every grid cell"
+                      : (arg ? "gamma_pre < gamma_post proven at t=" : "undecided at t="));
+    if (bad >= 0)
+      af_v_note(r, "%g", times[bad]);
+  }
+  af_v_note(r, "; t in [1/4, 8], %zu grid points (cells t^2/16 up to 1/16), %d bits; monotone by C-F",
+            ORDER_NT, ORDER_PREC);
+  proof_result(r, acc, (unsigned long) (2 * ORDER_NT));
+  _arb_vec_clear(gp, ORDER_NT);
+  _arb_vec_clear(gq, ORDER_NT);
+}
+
+/* ---------------------------------------------------------------- C-mpref */
+
+/* Value of key in a "k=v; k=v" params line into buf (NULL if absent). */
+static const char *ref_param(char *buf, size_t cap, const char *params,
+                             const char *key)
+{
+  size_t kl = strlen(key);
+  const char *p = params;
+  while (p && *p) {
+    if (strncmp(p, key, kl) == 0 && p[kl] == '=') {
+      const char *v = p + kl + 1, *e = strstr(v, "; ");
+      size_t l = e ? (size_t) (e - v) : strcspn(v, "\n");
+      if (l >= cap)
+        return NULL;
+      memcpy(buf, v, l);
+      buf[l] = '\0';
+      return buf;
+    }
+    p = strstr(p, "; ");
+    if (p)
+      p += 2;
+  }
+  return NULL;
+}
+
+/* One MPFR reference file (data/reference/NAME.ref, attnflow_mp.h format):
+ * if it is a T4.1 case (orthonormal start, d >= n, softmax, identity
+ * weights, constant alpha), certify its gamma = <theta_1, theta_2> and
+ * r_1 at t_end: *err receives the proven bound on the reference's error,
+ * |ref - mid| + rad of the certified ball; *eps the allowance
+ * fac max(err_est, tol) of its header.  *used = 0 if not a T4.1 case. */
+int af_cert_mpref_file(int *used, double *err, double *eps, const char *path,
+                       double fac)
+{
+  *used = 0;
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return AF_EIO;
+  char line[4096], params[4096] = "", b[256];
+  double tol = NAN, est = NAN;
+  while (fgets(line, sizeof line, f) && line[0] == '#') {
+    if (strncmp(line, "# params: ", 10) == 0)
+      snprintf(params, sizeof params, "%s", line + 10);
+    else if (strncmp(line, "# tolerance: ", 13) == 0)
+      tol = strtod(line + 13, NULL);
+    else if (strncmp(line, "# err_est: ", 11) == 0)
+      est = strtod(line + 11, NULL);
+  }
+  const char *v;
+  af_scheme_id sc;
+  unsigned long n = (v = ref_param(b, sizeof b, params, "n")) ? strtoul(v, NULL, 10) : 0;
+  unsigned long d = (v = ref_param(b, sizeof b, params, "d")) ? strtoul(v, NULL, 10) : 0;
+  int ok = n >= 2 && d >= n && isfinite(tol) && isfinite(est)
+           && (v = ref_param(b, sizeof b, params, "init")) && strcmp(v, "orthonormal") == 0
+           && (v = ref_param(b, sizeof b, params, "attention")) && strcmp(v, "softmax") == 0
+           && (v = ref_param(b, sizeof b, params, "weights")) && strcmp(v, "identity") == 0
+           && (v = ref_param(b, sizeof b, params, "alpha_decay")) && strtod(v, NULL) == 0
+           && (v = ref_param(b, sizeof b, params, "scheme")) && af_scheme_lookup(&sc, v) == AF_OK
+           && ref_param(b, sizeof b, params, "r0") && strtod(b, NULL) > 0;
+  if (!ok) {
+    fclose(f);
+    return AF_OK;
+  }
+  af_cert_sys s;
+  af_cert_sys_init(&s, n, strtod(ref_param(b, sizeof b, params, "beta"), NULL), sc);
+  s.r0 = strtod(ref_param(b, sizeof b, params, "r0"), NULL);
+  s.alpha = strtod(ref_param(b, sizeof b, params, "alpha"), NULL);
+  s.tau = strtod(ref_param(b, sizeof b, params, "tau"), NULL);
+  long prec = (long) strtol(ref_param(b, sizeof b, params, "precision"), NULL, 10);
+  size_t N = af_state_size(n, d);
+  mpfr_t t;
+  mpfr_t *y = af_mp_vec_alloc(N, prec > 0 ? prec : 256);
+  mpfr_init2(t, prec > 0 ? prec : 256);
+  rewind(f);
+  size_t ln = 0;
+  int rc = y ? af_mp_ref_read(t, y, N, &ln, f) : AF_ENOMEM;
+  fclose(f);
+  if (rc == AF_OK) {
+    double te = mpfr_get_d(t, MPFR_RNDN);
+    arb_t g, r, x, e;
+    arb_init(g);
+    arb_init(r);
+    arb_init(x);
+    arb_init(e);
+    af_cert_opts o;
+    af_cert_opts_init(&o, CERT_PREC);
+    if (mpfr_cmp_d(t, te) != 0)
+      rc = AF_EPARSE; /* t_end must be a double (it is a dyadic) */
+    else
+      rc = af_cert_solve(g, r, &te, 1, &s, &o, NULL);
+    if (rc == AF_OK) {
+      /* gamma_ref = <theta_1, theta_2> in ball arithmetic from the exact
+       * stored values */
+      arb_zero(x);
+      for (size_t j = 0; j < d; j++) {
+        arb_t u, w;
+        arb_init(u);
+        arb_init(w);
+        arf_set_mpfr(arb_midref(u), y[j]);
+        arf_set_mpfr(arb_midref(w), y[d + j]);
+        arb_addmul(x, u, w, 4 * CERT_PREC);
+        arb_clear(u);
+        arb_clear(w);
+      }
+      /* proven error bound of the reference: |ref - mid| + rad */
+      double eg, er;
+      arb_sub(e, x, g, 4 * CERT_PREC);
+      arb_get_abs_ubound_arf(arb_midref(x), e, 53);
+      eg = arf_get_d(arb_midref(x), ARF_RND_UP);
+      arf_set_mpfr(arb_midref(x), y[n * d]);
+      mag_zero(arb_radref(x));
+      arb_sub(e, x, r, 4 * CERT_PREC);
+      arb_get_abs_ubound_arf(arb_midref(x), e, 53);
+      er = arf_get_d(arb_midref(x), ARF_RND_UP);
+      *err = fmax(eg, er);
+      *eps = fac * fmax(est, tol);
+      *used = 1;
+    }
+    arb_clear(g);
+    arb_clear(r);
+    arb_clear(x);
+    arb_clear(e);
+  }
+  mpfr_clear(t);
+  if (y)
+    af_mp_vec_free(y, N);
+  return rc;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Every T4.1 case among data/reference/NAME.ref: the stored MPFR state's
+ * gamma and r against the certified balls. */
+static void claim_mpref(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double fac = af_v_tol(c, "C.mpfr_ref");
+  const char *dir = AF_DATADIR "/reference";
+  DIR *dp = opendir(dir);
+  if (dp == NULL) {
+    nocert(r, "no reference directory " AF_DATADIR "/reference");
+    return;
+  }
+  char *names[128];
+  size_t nn = 0;
+  struct dirent *de;
+  while ((de = readdir(dp)) != NULL && nn < 128) {
+    size_t l = strlen(de->d_name);
+    if (l > 4 && strcmp(de->d_name + l - 4, ".ref") == 0)
+      names[nn++] = strdup(de->d_name);
+  }
+  closedir(dp);
+  qsort(names, nn, sizeof names[0], name_cmp);
+  size_t used = 0, bad = 0;
+  double worst = 0, worst_ratio = 0;
+  int rc = AF_OK;
+  for (size_t k = 0; k < nn; k++) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[k]);
+    int u = 0;
+    double err = NAN, eps = NAN;
+    int frc = names[k] ? af_cert_mpref_file(&u, &err, &eps, path, fac) : AF_ENOMEM;
+    if (frc != AF_OK && rc == AF_OK) {
+      rc = frc;
+      af_v_note(r, "%s: %s; ", names[k], af_strerror(frc));
+    }
+    if (u) {
+      used++;
+      worst = fmax(worst, err);
+      worst_ratio = fmax(worst_ratio, err / eps);
+      if (!(err <= eps)) {
+        bad++;
+        af_v_note(r, "%s: error %.3g > %.3g; ", names[k], err, eps);
+      }
+    }
+    free(names[k]);
+  }
+  af_v_note(r, "%zu T4.1 references of %zu files certified to their stated accuracy: "
+            "proven |ref - exact| <= %.3g (largest, over gamma and r; allowance "
+            "10 max(err_est, tol))", used - bad, nn, worst);
+  r->measured = worst;
+  r->predicted = 0;
+  r->tolerance = worst_ratio > 0 ? worst / worst_ratio : NAN;
+  r->margin = 1 - worst_ratio;
+  if (rc != AF_OK || used == 0 || bad > 0)
+    r->status = AF_V_NOCERT;
+  else
+    r->status = AF_V_CERTIFIED;
+}
+
+/* ---------------------------------------------------------------- reference */
+
+int af_cert_write_reference(const char *dir, const char *cmdline)
+{
+  char path[4096];
+  snprintf(path, sizeof path, "%s/t41_balls.tsv", dir);
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  if (f == NULL)
+    return AF_EIO;
+  int rc = AF_OK;
+  fprintf(f, "# Certified balls of gamma(t) and r(t), T4.1 symmetric start (gamma(0) = 0,\n"
+             "# r(0) = r0) for the six schemes, and the USA equation of P1 (system usa).\n"
+             "# generator: attnflow %s\n# commit: %s\n"
+             "# method: validated Taylor integrator certified/vode.c (Picard a-priori\n"
+             "#   enclosure, Lagrange remainder, mean-value form), %d bits, order auto\n"
+             "# ball: arb_dump_str / arb_load_str (hex mantissa and exponent of the\n"
+             "#   midpoint and of the radius: exact); approx: 30 digits, for reading\n"
+             "# columns: n beta r0 system t quantity ball approx\n",
+          cmdline ? cmdline : "-", af_commit(), CERT_PREC);
+  for (int ci = 0; ci < 2 && rc == AF_OK; ci++) {
+    const ccase *k = &ccases[ci];
+    for (int sc = 0; sc <= AF_SCHEME_COUNT && rc == AF_OK; sc++) {
+      int usa = sc == AF_SCHEME_COUNT;
+      if (usa && ci > 0)
+        continue;
+      af_cert_sys s;
+      af_cert_sys_init(&s, k->n, k->beta, usa ? AF_POST_LN : (af_scheme_id) sc);
+      s.usa = usa;
+      s.r0 = k->r0;
+      af_cert_opts o;
+      af_cert_opts_init(&o, CERT_PREC);
+      arb_ptr g = _arb_vec_init(CERT_NT), rr = _arb_vec_init(CERT_NT);
+      rc = af_cert_solve(g, rr, cert_times, CERT_NT, &s, &o, NULL);
+      for (int i = 0; i < CERT_NT && rc == AF_OK; i++)
+        for (int q = 0; q < 2; q++) {
+          arb_srcptr x = q ? rr + i : g + i;
+          char *d = arb_dump_str(x);
+          char *a = arb_get_str(x, 30, 0);
+          fprintf(f, "%lu\t%.17g\t%.17g\t%s\t%.17g\t%s\t%s\t%s\n", k->n, k->beta,
+                  k->r0, usa ? "usa" : sname[sc], cert_times[i],
+                  q ? "r" : "gamma", d, a);
+          flint_free(d);
+          flint_free(a);
+        }
+      _arb_vec_clear(g, CERT_NT);
+      _arb_vec_clear(rr, CERT_NT);
+    }
+  }
+  if (fclose(f) != 0 && rc == AF_OK)
+    rc = AF_EIO;
+  if (rc == AF_OK && rename(tmp, path) != 0)
+    rc = AF_EIO;
+  if (rc != AF_OK)
+    remove(tmp);
+  return rc;
+}
+
+#else /* no Arb */
+
+static void claim_stub(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) c;
+  (void) arg;
+  nocert(r, "built without Arb");
+}
+#define claim_enclose claim_stub
+#define claim_velocity claim_stub
+#define claim_F claim_stub
+#define claim_t31r claim_stub
+#define claim_speed claim_stub
+#define claim_order claim_stub
+#define claim_mpref claim_stub
+
+int af_cert_write_reference(const char *dir, const char *cmdline)
+{
+  (void) dir;
+  (void) cmdline;
+  return AF_EINVAL;
+}
+
+int af_cert_mpref_file(int *used, double *err, double *eps, const char *path,
+                       double fac)
+{
+  (void) path;
+  (void) fac;
+  *used = 0;
+  *err = *eps = NAN;
+  return AF_EINVAL;
+}
+
+#endif
+
+/* ---------------------------------------------------------------- table */
+
+#define EXP_OK AF_V_CERT_EXPECTED
+#ifdef AF_HAVE_ARB
+#define EXP_NO AF_V_REFUTED
+#else
+#define EXP_NO AF_V_NOCERT
+#endif
+
+#define ENC(id, name, sc, cs, title) \
+  {id, name, EXP_OK, "C.radius", claim_enclose, (sc) + 16 * (cs), 0, title}
+#define VEL(name, sc) \
+  {"C-T4.1a", name, EXP_OK, "C.radius", claim_velocity, sc, 0, \
+   "dgamma/dt(0): system, n-particle field and closed form overlap (radius <= 2^-240)"}
+
+const af_claim af_claims_cert[] = {
+  ENC("C-T4.1", "post-ln", AF_POST_LN, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; T4.1d closed form, MPFR"),
+  ENC("C-T4.1", "pre-ln", AF_PRE_LN, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; quadrature, T4.1d invariant, MPFR"),
+  ENC("C-T4.1", "mix-ln", AF_MIX_LN, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; closed form to tau, invariant, MPFR"),
+  ENC("C-T4.1", "peri-ln", AF_PERI_LN, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; quadrature, T4.1c invariant, MPFR"),
+  ENC("C-T4.1", "ngpt", AF_NGPT, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; quadrature, MPFR"),
+  ENC("C-T4.1", "ln-scaling", AF_LN_SCALING, 0, "balls of gamma(t), r(t), n=5 beta=1.5, t<=8, radius <= 2^-200; closed form via I2, MPFR"),
+  ENC("C-T4.1-256", "post-ln", AF_POST_LN, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; T4.1d closed form"),
+  ENC("C-T4.1-256", "pre-ln", AF_PRE_LN, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; quadrature, T4.1d invariant"),
+  ENC("C-T4.1-256", "mix-ln", AF_MIX_LN, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; closed form to tau, invariant"),
+  ENC("C-T4.1-256", "peri-ln", AF_PERI_LN, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; quadrature, T4.1c invariant"),
+  ENC("C-T4.1-256", "ngpt", AF_NGPT, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; quadrature of a/F"),
+  ENC("C-T4.1-256", "ln-scaling", AF_LN_SCALING, 1, "balls of gamma(t), r(t), n=256 beta=5, t<=8, radius <= 2^-200; closed form via I2"),
+  ENC("C-P1", "", 15, 0, "USA equation: balls of gamma(t), n=5 beta=1.5, radius <= 2^-200; closed form (Ei), MPFR"),
+  {"C-mpref", "", EXP_OK, "C.mpfr_ref", claim_mpref, 0, 0,
+   "the MPFR references of data/reference (T4.1 cases) lie within their stated accuracy of the balls"},
+  VEL("post-ln", AF_POST_LN),
+  VEL("pre-ln", AF_PRE_LN),
+  VEL("mix-ln", AF_MIX_LN),
+  VEL("peri-ln", AF_PERI_LN),
+  VEL("ngpt", AF_NGPT),
+  VEL("ln-scaling", AF_LN_SCALING),
+  {"C-F", "", EXP_OK, "C.proof", claim_F, 0, 0,
+   "F(gamma) > 0 on (-1/(n-1), 1), zeros only at the ends (n=5 beta=1.5; n=256 beta=5)"},
+  {"C-F-false", "", EXP_NO, "C.proof", claim_F, 1, 0,
+   "deliberately false: F > 0 from 0.05 below -1/(n-1)"},
+  {"C-T3.1r", "", EXP_OK, "C.proof", claim_t31r, 0, 0,
+   "symmetric configuration: Pre-/Peri-LN dr/dt >= (e^b-n+1)/(n e^b), beta in [ln n, 8]"},
+  {"C-T3.1r-false", "", EXP_NO, "C.proof", claim_t31r, 1, 0,
+   "deliberately false: the T3.1r bound times n^2"},
+  {"C-T4.1a-speed", "", EXP_OK, "C.proof", claim_speed, 0, 0,
+   "Peri-LN initial speed above Pre-LN's (r0 = 1), all beta in [0, 27.7]"},
+  {"C-speed-false", "", EXP_NO, "C.proof", claim_speed, 1, 0,
+   "deliberately false: Pre-LN initial speed above Peri-LN's"},
+  {"C-order", "", EXP_OK, "C.proof", claim_order, 0, 0,
+   "gamma Post-LN > gamma Pre-LN on t in [1/4, 8] (r0 = 1; both cases)"},
+  {"C-order-false", "", EXP_NO, "C.proof", claim_order, 1, 0,
+   "deliberately false: gamma Pre-LN >= gamma Post-LN on [1/4, 8]"},
+};
+const size_t af_claims_cert_count = sizeof af_claims_cert / sizeof af_claims_cert[0];
