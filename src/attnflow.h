@@ -342,6 +342,57 @@ int af_integrate(double *y, const double *times, size_t ntimes,
                  af_output_fn out, void *ctx, af_integ_stats *stats);
 
 /* ------------------------------------------------------------------ */
+/* Sweeps: many independent runs over a grid of beta (src/sweep.c).    */
+/* ------------------------------------------------------------------ */
+
+/* Seed of start k of a sweep with base seed `base` (splitmix64 of both;
+ * never 0).  A function of (base, k) only: results do not depend on the
+ * number of threads or the order in which runs finish. */
+unsigned long af_sweep_seed(unsigned long base, size_t k);
+
+/* Fraction of pairs i < j of the n tokens of y (directions normalized)
+ * with cosine > cos_threshold; 0 if n = 1.  AF_EZERONORM, AF_ENONFINITE. */
+int af_pairs_above(double *frac, const double *y, size_t n, size_t d,
+                   double cos_threshold);
+
+typedef struct {
+  af_model model;        /* template; beta is replaced by betas[b]       */
+  const double *betas;   /* nbeta values                                 */
+  size_t nbeta;
+  size_t nsys;           /* independent starts per beta (the same for
+                            every beta: start k uses af_sweep_seed(seed,k)) */
+  const char *init;      /* af_init_state spec (default "uniform")       */
+  double r0;             /* af_init_state r0 (default 1)                 */
+  unsigned long seed;    /* base seed (default 1)                        */
+  const double *times;   /* output times, as af_integrate                */
+  size_t ntimes;
+  af_integ_opts opts;    /* integrator (default af_integ_opts_init)      */
+  double cos_threshold;  /* default 0.999                                */
+  int nthreads;          /* OpenMP threads; 0 = the OpenMP default       */
+} af_sweep_spec;
+
+/* Defaults above; model, betas and times are referenced, not copied. */
+void af_sweep_spec_init(af_sweep_spec *s, const af_model *model,
+                        const double *betas, size_t nbeta, size_t nsys,
+                        const double *times, size_t ntimes);
+
+/* Called after each finished run (from one thread at a time). */
+typedef void (*af_sweep_progress_fn)(size_t done, size_t total, void *ctx);
+
+/* Run the nbeta * nsys systems of s, in parallel with OpenMP (one run per
+ * thread, each with its own af_work).  Run r = b * nsys + k (beta index
+ * b, start k) writes frac[r * ntimes + i] = af_pairs_above at times[i],
+ * NaN from the point where it failed on.  status (nbeta * nsys, may be
+ * NULL) receives each run's af_status; nevals (may be NULL) the total
+ * right-hand-side evaluations.  Returns AF_EINVAL / AF_ENOMEM / a model
+ * error before any run; then AF_OK if status is given, else the status of
+ * the failed run of lowest index (AF_OK if none).  Bit-identical results
+ * for every number of threads. */
+int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
+                   const af_sweep_spec *s, af_sweep_progress_fn progress,
+                   void *ctx);
+
+/* ------------------------------------------------------------------ */
 /* Small utilities.                                                     */
 /* ------------------------------------------------------------------ */
 

@@ -12,10 +12,18 @@
  *       beta = 5, with n = d = 8 particle runs against the n = 8 ODE
  *   c1  discretization panel of case C1: public step (Post-LN layer map,
  *       h = 0.1) vs h = 0.01 vs adaptive rk8pd vs a tight reference
+ *   c1traj  case C1 itself: paths on S^2 of all six schemes from one
+ *       start, coordinates for an orthographic view
  *   c2  case C2, metastable staircase on the circle: clusters, energy
+ *   c3  case C3, beta x t phase diagram (fraction of pairs with cosine
+ *       > 0.999) of SA on the circle, public step vs rk8pd vs reference;
+ *       the runs are an OpenMP sweep (af_sweep_pairs, src/sweep.c)
+ *   c4  case C4, the same diagram for Post-, Pre-, Peri-LN and nGPT
  *   f2  random-weights experiment: layer maps of every scheme with
  *       Kaiming-random Q, K, V per layer
  *   c5  case C5: beta*(t), largest beta with gamma(t) >= 1 - 10^-3
+ *   conv  convergence orders and work-precision of every GSL stepper,
+ *       the layer maps and the MPFR methods against an MPFR reference
  */
 #include <float.h>
 #include <math.h>
@@ -23,8 +31,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "attnflow_mp.h"
 #include "cli.h"
 #include "output.h"
 #include "theory.h"
@@ -129,6 +139,17 @@ static int fig_prov_head(fig_table *t, const fig_cfg *c) {
   int rc = af_prov_add_head(&t->prov, argc, argv);
   if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "figure", c->name);
   if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "quick", c->quick ? "yes" : "no");
+  return rc;
+}
+
+/* Size and seeded start of a case: n, d, beta, init, seed. */
+static int fig_prov_case(fig_table *t, const fig_cfg *c, size_t n, size_t d,
+                         double beta, const char *init) {
+  int rc = af_prov_add_ulong(&t->prov, "n", n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&t->prov, "d", d);
+  if (rc == AF_OK) rc = af_prov_add_double(&t->prov, "beta", beta);
+  if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "init", init);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&t->prov, "seed", c->seed);
   return rc;
 }
 
@@ -442,12 +463,8 @@ static int fig_c1(fig_table *T, const fig_cfg *c) {
 
   if (rc == AF_OK) rc = fig_prov_head(T, c);
   if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln");
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
   if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "init", "uniform (Gaussian, normalized)");
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
+    rc = fig_prov_case(T, c, n, d, beta, "uniform (Gaussian, normalized)");
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
   for (int k = 0; k < R_N && rc == AF_OK; k++) {
@@ -491,6 +508,128 @@ static int fig_c1(fig_table *T, const fig_cfg *c) {
   free(y0);
   free(y);
   free(times);
+  return rc;
+}
+
+/* ------------------------------------------------------------ C1 paths */
+
+/* Case C1 itself: the paths of the n = 64 tokens on S^2 under each of the
+ * six schemes from one start, for an orthographic view.  View axes: e3 is
+ * the final mean direction of the Post-LN run (where its cluster forms),
+ * e1, e2 complete it to a right-handed orthonormal basis; (u, v) are the
+ * coordinates in the picture plane and w = <theta, e3> the depth (w >= 0
+ * faces the viewer). */
+static int fig_c1traj(fig_table *T, const fig_cfg *c) {
+  const size_t n = c->quick ? 8 : 64, d = 3;
+  const double beta = 1, t_end = c->quick ? 2 : 15, dt = 0.1;
+  af_integ_opts o;
+  af_integ_opts_init(&o); /* rk8pd, rtol 1e-10, atol 1e-12 */
+  size_t nt;
+  double *times = fig_linear_times(&nt, t_end, dt);
+  size_t ss = af_state_size(n, d);
+  double *y0 = malloc(ss * sizeof *y0), *y = malloc(ss * sizeof *y);
+  double *st[AF_SCHEME_COUNT] = {0};
+  int rc = (times && y0 && y) ? AF_OK : AF_ENOMEM;
+  for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++)
+    if ((st[s] = malloc(nt * ss * sizeof *st[s])) == NULL) rc = AF_ENOMEM;
+  size_t line;
+  if (rc == AF_OK) rc = af_init_state(y0, &line, "uniform", n, d, 1.0, c->seed);
+  af_model m;
+  af_model_init(&m, n, d, beta, AF_POST_LN);
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "schemes", "all six");
+  if (rc == AF_OK)
+    rc = fig_prov_case(T, c, n, d, beta, "uniform (Gaussian, normalized), r = 1");
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "tau", m.tau);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  if (rc == AF_OK) rc = fig_prov_integ(T, "", &o);
+  for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
+    fig_note(c, "paths of %s", fig_scheme_name(s));
+    m.scheme = (af_scheme_id)s;
+    memcpy(y, y0, ss * sizeof *y);
+    rc = fig_run(NULL, st[s], y, times, nt, &m, &o, 0.9999);
+  }
+  fig_note_done(c);
+  /* View basis from the final Post-LN mean direction. */
+  double e[3][3] = {{0}};
+  if (rc == AF_OK) {
+    const double *yf = st[AF_POST_LN] + (nt - 1) * ss;
+    double q = 0;
+    for (size_t j = 0; j < n; j++) {
+      double nj = 0;
+      for (size_t i = 0; i < d; i++) nj += yf[j * d + i] * yf[j * d + i];
+      for (size_t i = 0; i < d; i++) e[2][i] += yf[j * d + i] / sqrt(nj);
+    }
+    for (size_t i = 0; i < d; i++) q += e[2][i] * e[2][i];
+    if (!(q > 0)) rc = AF_EZERONORM;
+    for (size_t i = 0; i < d && rc == AF_OK; i++) e[2][i] /= sqrt(q);
+    /* e1: the coordinate axis least aligned with e3, orthogonalized. */
+    size_t a = 0;
+    for (size_t i = 1; i < d; i++)
+      if (fabs(e[2][i]) < fabs(e[2][a])) a = i;
+    double p = e[2][a];
+    q = 0;
+    for (size_t i = 0; i < d; i++) {
+      e[0][i] = (i == a ? 1.0 : 0.0) - p * e[2][i];
+      q += e[0][i] * e[0][i];
+    }
+    for (size_t i = 0; i < d; i++) e[0][i] /= sqrt(q);
+    e[1][0] = e[2][1] * e[0][2] - e[2][2] * e[0][1]; /* e2 = e3 x e1 */
+    e[1][1] = e[2][2] * e[0][0] - e[2][0] * e[0][2];
+    e[1][2] = e[2][0] * e[0][1] - e[2][1] * e[0][0];
+  }
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "view",
+                         "e3 = final Post-LN mean direction (%.6f, %.6f, "
+                         "%.6f), e1 = (%.6f, %.6f, %.6f), e2 = e3 x e1",
+                         e[2][0], e[2][1], e[2][2], e[0][0], e[0][1], e[0][2]);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "columns",
+                         "token j, t; per scheme S: u_S, v_S, w_S = "
+                         "coordinates of theta_j/|theta_j| on e1, e2, e3 (w "
+                         ">= 0: front hemisphere; x = u e1 + v e2 + w e3); "
+                         "rows by token, then time");
+  /* I2 (time change): LN-Scaling at t_end is Post-LN at u = 2(sqrt(t_end
+   * + 1) - 1); compared when u is an output time (u = 6 for t_end = 15). */
+  double u = 2 * (sqrt(t_end + 1) - 1);
+  for (size_t k = 0; k < nt && rc == AF_OK; k++)
+    if (fabs(times[k] - u) < 1e-9) {
+      double dist = fig_max_dist(st[AF_LN_SCALING] + (nt - 1) * ss,
+                                 st[AF_POST_LN] + k * ss, n, d);
+      rc = af_prov_add_fmt(&T->prov, "check_I2",
+                           "max_j |theta_j^ln-scaling(%g) - "
+                           "theta_j^post-ln(%g)| = %.3g",
+                           t_end, times[k], dist);
+    }
+  long cj = fig_col(T, "token"), ct = fig_col(T, "t"), cx[AF_SCHEME_COUNT][3];
+  static const char *const ax[3] = {"u", "v", "w"};
+  for (int s = 0; s < AF_SCHEME_COUNT; s++)
+    for (int k = 0; k < 3; k++)
+      if ((cx[s][k] = fig_col(T, "%s_%s", ax[k], fig_scheme_name(s))) < 0)
+        rc = AF_ENOMEM;
+  if (cj < 0 || ct < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, n * nt);
+  for (size_t j = 0; j < n && rc == AF_OK; j++)
+    for (size_t i = 0; i < nt; i++) {
+      size_t row = j * nt + i;
+      *fig_at(T, row, cj) = (double)j;
+      *fig_at(T, row, ct) = times[i];
+      for (int s = 0; s < AF_SCHEME_COUNT; s++) {
+        const double *th = st[s] + i * ss + j * d;
+        double nn = sqrt(th[0] * th[0] + th[1] * th[1] + th[2] * th[2]);
+        double x[3] = {th[0] / nn, th[1] / nn, th[2] / nn};
+        for (int k = 0; k < 3; k++)
+          *fig_at(T, row, cx[s][k]) =
+              x[0] * e[k][0] + x[1] * e[k][1] + x[2] * e[k][2];
+      }
+    }
+  for (int s = 0; s < AF_SCHEME_COUNT; s++) free(st[s]);
+  free(times);
+  free(y0);
+  free(y);
   return rc;
 }
 
@@ -746,6 +885,535 @@ static int fig_c5(fig_table *T, const fig_cfg *c) {
   return rc;
 }
 
+/* ------------------------------------------------------------ C3, C4 */
+
+/* CPU seconds of the whole process (every thread). */
+static double fig_cpu_all(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Wall-clock seconds (monotonic), for the timings in the provenance. */
+static double fig_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Progress of a sweep on the terminal (fig_cfg of the figure as ctx). */
+typedef struct {
+  const fig_cfg *c;
+  const char *what;
+} fig_sweep_note;
+
+static void fig_sweep_progress(size_t done, size_t total, void *vctx) {
+  const fig_sweep_note *x = vctx;
+  if (done == total || done % 16 == 0)
+    fig_note(x->c, "%s: run %zu/%zu", x->what, done, total);
+}
+
+/* Time at which the mean fraction m[0..nt-1] first reaches 1/2, linear
+ * between output times; NaN if never. */
+static double fig_t_half(const double *m, const double *times, size_t nt) {
+  for (size_t i = 0; i < nt; i++)
+    if (m[i] >= 0.5) {
+      if (i == 0) return times[0];
+      return times[i - 1] +
+             (times[i] - times[i - 1]) * (0.5 - m[i - 1]) / (m[i] - m[i - 1]);
+    }
+  return NAN;
+}
+
+/* One phase diagram (cases C3, C4): for each scheme, nsys Gaussian
+ * normalized starts per beta integrated three ways -- the public step
+ * (the scheme's layer map, h = 0.1), adaptive rk8pd (library defaults) and
+ * a reference rk8pd at rtol 1e-13 -- with the mean over starts of the
+ * fraction of pairs with cosine > 0.999 on the grid beta x t. */
+typedef struct {
+  size_t n, d, nbeta, nsys;
+  double b_lo, b_hi, t_end, dt, alpha;
+  const af_scheme_id *schemes;
+  size_t nschemes;
+  const char *title;
+} fig_phase_cfg;
+
+static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
+  enum { R_LAY, R_ADAPT, R_REF, R_N };
+  static const char *const rname[R_N] = {"h0.1", "rk8pd", "ref"};
+  af_integ_opts o[R_N];
+  for (int k = 0; k < R_N; k++) af_integ_opts_init(&o[k]);
+  o[R_LAY].method = AF_METHOD_LAYERS;
+  o[R_LAY].h = 0.1;
+  o[R_ADAPT].method = AF_METHOD_RK8PD; /* defaults rtol 1e-10, atol 1e-12 */
+  o[R_REF].method = AF_METHOD_RK8PD;
+  o[R_REF].rtol = 1e-13;
+  o[R_REF].atol = 1e-15;
+  const double thr = 0.999;
+  size_t nt;
+  double *times = fig_linear_times(&nt, p->t_end, p->dt);
+  double *betas = malloc(p->nbeta * sizeof *betas);
+  const size_t nrun = p->nbeta * p->nsys;
+  double *frac = malloc(nrun * (times ? nt : 1) * sizeof *frac);
+  double *mean = malloc(p->nbeta * (times ? nt : 1) * sizeof *mean);
+  int *st = malloc(nrun * sizeof *st);
+  int rc = (times && betas && frac && mean && st) ? AF_OK : AF_ENOMEM;
+  for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++)
+    betas[b] = p->nbeta == 1 ? p->b_lo
+                             : p->b_lo + (p->b_hi - p->b_lo) * (double)b /
+                                             (double)(p->nbeta - 1);
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "case", p->title);
+  if (rc == AF_OK) {
+    char buf[256] = "";
+    for (size_t s = 0; s < p->nschemes; s++)
+      snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s",
+               s ? "," : "", fig_scheme_name((int)p->schemes[s]));
+    rc = af_prov_add_str(&T->prov, "schemes", buf);
+  }
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", p->n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", p->d);
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "beta", "%zu values %g + (%g - %g) k/%zu",
+                         p->nbeta, p->b_lo, p->b_hi, p->b_lo,
+                         p->nbeta > 1 ? p->nbeta - 1 : 1);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "systems", p->nsys);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "init",
+                         "uniform (Gaussian, normalized), r = 1; start k has "
+                         "seed af_sweep_seed(seed, k), the same for every "
+                         "beta and scheme");
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", p->alpha);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "cos_threshold", thr);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", p->t_end);
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", p->dt);
+  for (int k = 0; k < R_N && rc == AF_OK; k++) {
+    char pre[32];
+    snprintf(pre, sizeof pre, "%s_", rname[k]);
+    rc = fig_prov_integ(T, pre, &o[k]);
+  }
+#ifdef _OPENMP
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "threads",
+                         "OpenMP, one run per thread (results independent "
+                         "of the thread count)");
+#endif
+  if (rc == AF_OK)
+    rc = af_prov_add_str(
+        &T->prov, "columns",
+        "beta, t; frac_R_S = mean over the starts of the fraction of pairs "
+        "with cosine > cos_threshold, run R (h0.1 = public step, the layer "
+        "map of S; rk8pd; ref), scheme S; thalf_R_S = first time the mean "
+        "fraction reaches 1/2 (linear between output times, NaN: not by "
+        "t_end), repeated on every row of its beta");
+  long cb = fig_col(T, "beta"), ct = fig_col(T, "t");
+  long cf[AF_SCHEME_COUNT][R_N], ch[AF_SCHEME_COUNT][R_N];
+  for (size_t s = 0; s < p->nschemes; s++)
+    for (int k = 0; k < R_N; k++) {
+      cf[s][k] = fig_col(T, "frac_%s_%s", rname[k],
+                         fig_scheme_name((int)p->schemes[s]));
+      ch[s][k] = fig_col(T, "thalf_%s_%s", rname[k],
+                         fig_scheme_name((int)p->schemes[s]));
+      if (cf[s][k] < 0 || ch[s][k] < 0) rc = AF_ENOMEM;
+    }
+  if (cb < 0 || ct < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, p->nbeta * nt);
+  for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++)
+    for (size_t i = 0; i < nt; i++) {
+      *fig_at(T, b * nt + i, cb) = betas[b];
+      *fig_at(T, b * nt + i, ct) = times[i];
+    }
+  for (size_t s = 0; s < p->nschemes && rc == AF_OK; s++) {
+    const char *sn = fig_scheme_name((int)p->schemes[s]);
+    af_model m;
+    af_model_init(&m, p->n, p->d, 1.0, p->schemes[s]);
+    m.alpha = p->alpha;
+    for (int k = 0; k < R_N && rc == AF_OK; k++) {
+      af_sweep_spec sw;
+      af_sweep_spec_init(&sw, &m, betas, p->nbeta, p->nsys, times, nt);
+      sw.seed = c->seed;
+      sw.opts = o[k];
+      sw.cos_threshold = thr;
+      char what[64];
+      snprintf(what, sizeof what, "%s %s", sn, rname[k]);
+      fig_sweep_note note = {c, what};
+      unsigned long ne = 0;
+      double t0 = fig_now(), c0 = fig_cpu_all();
+      rc = af_sweep_pairs(frac, st, &ne, &sw,
+                          c->progress ? fig_sweep_progress : NULL, &note);
+      double el = fig_now() - t0, cpu = fig_cpu_all() - c0;
+      size_t nfail = 0;
+      int first_fail = AF_OK;
+      for (size_t r = 0; r < nrun; r++)
+        if (st[r] != AF_OK) {
+          if (nfail++ == 0) first_fail = st[r];
+        }
+      /* Mean over the starts; a failed run (NaN) makes its beta NaN from
+       * the failure on: never averaged over the survivors silently. */
+      for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++) {
+        double *mb = mean + b * nt;
+        for (size_t i = 0; i < nt; i++) {
+          double sum = 0;
+          for (size_t q = 0; q < p->nsys; q++)
+            sum += frac[(b * p->nsys + q) * nt + i];
+          mb[i] = sum / (double)p->nsys;
+        }
+        double th = fig_t_half(mb, times, nt);
+        for (size_t i = 0; i < nt; i++) {
+          *fig_at(T, b * nt + i, cf[s][k]) = mb[i];
+          *fig_at(T, b * nt + i, ch[s][k]) = th;
+        }
+      }
+      char key[96];
+      snprintf(key, sizeof key, "runs_%s_%s", rname[k], sn);
+      if (rc == AF_OK)
+        rc = af_prov_add_fmt(&T->prov, key,
+                             "%zu runs, %zu failed%s%s, %lu evaluations, "
+                             "%.3g s wall, %.3g s CPU (all threads)",
+                             nrun, nfail, nfail ? " first: " : "",
+                             nfail ? af_status_name(first_fail) : "", ne, el,
+                             cpu);
+    }
+    /* Largest differences of the mean fraction (descriptive). */
+    double dlay = 0, dref = 0;
+    for (size_t r = 0; r < p->nbeta * nt && rc == AF_OK; r++) {
+      double a = *fig_at(T, r, cf[s][R_ADAPT]);
+      dlay = fmax(dlay, fabs(*fig_at(T, r, cf[s][R_LAY]) - a));
+      dref = fmax(dref, fabs(*fig_at(T, r, cf[s][R_REF]) - a));
+    }
+    char key[96];
+    snprintf(key, sizeof key, "maxdiff_%s", sn);
+    if (rc == AF_OK)
+      rc = af_prov_add_fmt(&T->prov, key,
+                           "max |frac_h0.1 - frac_rk8pd| = %.4g, max "
+                           "|frac_ref - frac_rk8pd| = %.4g",
+                           dlay, dref);
+  }
+  fig_note_done(c);
+  free(times);
+  free(betas);
+  free(frac);
+  free(mean);
+  free(st);
+  return rc;
+}
+
+static int fig_c3(fig_table *T, const fig_cfg *c) {
+  static const af_scheme_id sch[1] = {AF_POST_LN};
+  fig_phase_cfg p = {32, 2, 90, 64, 0.1, 9, 30, 0.5, 1.0, sch, 1,
+                     "C3: SA (Post-LN) on the circle, Q = K = V = I"};
+  if (c->quick) {
+    p.n = 8;
+    p.nbeta = 6;
+    p.nsys = 4;
+    p.t_end = 5;
+    p.dt = 0.5;
+  }
+  return fig_phase(T, c, &p);
+}
+
+static int fig_c4(fig_table *T, const fig_cfg *c) {
+  static const af_scheme_id sch[4] = {AF_POST_LN, AF_PRE_LN, AF_PERI_LN,
+                                      AF_NGPT};
+  fig_phase_cfg p = {64, 16, 20, 16, 0.1, 15, 50, 0.5, 0.2, sch, 4,
+                     "C4: Post-, Pre-, Peri-LN, nGPT (alpha = 0.2), "
+                     "Q = K = V = I"};
+  if (c->quick) {
+    p.n = 8;
+    p.d = 4;
+    p.nbeta = 4;
+    p.nsys = 2;
+    p.t_end = 5;
+  }
+  return fig_phase(T, c, &p);
+}
+
+/* ------------------------------------------------------------ convergence */
+
+/* Convergence orders and work-precision on one common case (Pre-LN, so
+ * both the directions and the radii move): every GSL stepper, the layer
+ * maps and the two MPFR methods, each error the max-norm distance of the
+ * final state from an MPFR reference. */
+
+/* Method ids of the conv table: af_method values, then the MPFR ones. */
+enum { FIG_MP_GAUSS = 10, FIG_MP_GBS = 11 };
+
+typedef struct {
+  fig_table *T;
+  size_t row;
+  long col[10];
+} fig_conv_out;
+
+enum { CV_METHOD, CV_FIXED, CV_H, CV_TOL, CV_STEPS, CV_NEVALS, CV_TIME,
+       CV_ERR, CV_HMEAN, CV_ORDER, CV_NCOL };
+
+static void fig_conv_row(fig_conv_out *x, double method, int fixed, double h,
+                         double tol, double steps, double nevals, double time,
+                         double err, double order, double t_end) {
+  double v[CV_NCOL] = {method, fixed, h,   tol,           steps,
+                       nevals, time,  err, t_end / steps, order};
+  for (int k = 0; k < CV_NCOL; k++) *fig_at(x->T, x->row, x->col[k]) = v[k];
+  x->row++;
+}
+
+/* CPU seconds of the calling thread: on a shared machine the wall clock
+ * of a millisecond run measures the other processes, not the method. */
+static double fig_cpu(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One double run from y0 to t_end: error against ref (double), steps,
+ * evaluations, and the least CPU time of `reps` repetitions. */
+static int fig_conv_double(double *err, double *steps, double *nevals,
+                           double *secs, const double *y0, const double *ref,
+                           double t_end, const af_model *m,
+                           const af_integ_opts *o, int reps) {
+  size_t ss = af_state_size(m->n, m->d);
+  double *y = malloc(ss * sizeof *y);
+  af_work *w = af_work_alloc(m->n, m->d);
+  int rc = (y && w) ? AF_OK : AF_ENOMEM;
+  double times[2] = {0, t_end}, best = INFINITY;
+  af_integ_stats st = {0, 0, 0};
+  for (int r = 0; r < reps && rc == AF_OK; r++) {
+    memcpy(y, y0, ss * sizeof *y);
+    unsigned long e0 = af_work_nevals(w);
+    double t0 = fig_cpu();
+    rc = af_integrate(y, times, 2, m, o, w, NULL, NULL, &st);
+    best = fmin(best, fig_cpu() - t0);
+    *nevals = (double)(af_work_nevals(w) - e0);
+  }
+  if (rc == AF_OK) {
+    double e = 0;
+    for (size_t i = 0; i < ss; i++) e = fmax(e, fabs(y[i] - ref[i]));
+    *err = e;
+    *steps = (double)st.steps;
+    *secs = best;
+  }
+  af_work_free(w);
+  free(y);
+  return rc;
+}
+
+/* One MPFR run at precision prec from y0: error against ref (MPFR). */
+static int fig_conv_mp(double *err, af_mp_stats *st, double *secs,
+                       const double *y0, mpfr_t *ref, double t_end,
+                       const af_model *m, const af_mp_opts *o,
+                       mpfr_prec_t prec) {
+  size_t ss = af_state_size(m->n, m->d);
+  af_mp_work *w = af_mp_work_alloc(m->n, m->d, prec);
+  mpfr_t *y = af_mp_vec_alloc(ss, prec);
+  int rc = (w && y) ? AF_OK : AF_ENOMEM;
+  double times[2] = {0, t_end};
+  if (rc == AF_OK) {
+    af_mp_vec_set_d(y, y0, ss);
+    double t0 = fig_cpu();
+    rc = af_mp_integrate(y, times, 2, m, o, w, NULL, NULL, st);
+    *secs = fig_cpu() - t0;
+  }
+  if (rc == AF_OK && ref) *err = af_mp_vec_maxdiff(y, ref, ss);
+  if (rc == AF_OK && ref == NULL) *err = 0;
+  if (y) af_mp_vec_free(y, ss);
+  af_mp_work_free(w);
+  return rc;
+}
+
+/* Least-squares slope of log10(err) against log10(x) over the rows of
+ * method `id` (fixed flag `fixed`) with err in [lo, hi]; NaN if < 3. */
+static double fig_conv_slope(const fig_table *T, const long *col, double id,
+                             int fixed, long xcol, double lo, double hi) {
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, k = 0;
+  for (size_t r = 0; r < T->nrow; r++) {
+    const double *v = T->v + r * T->ncol;
+    double e = v[col[CV_ERR]];
+    if (v[col[CV_METHOD]] != id || v[col[CV_FIXED]] != fixed) continue;
+    if (!(e >= lo && e <= hi)) continue;
+    double x = log10(v[xcol]), yv = log10(e);
+    sx += x;
+    sy += yv;
+    sxx += x * x;
+    sxy += x * yv;
+    k++;
+  }
+  if (k < 3) return NAN;
+  return (k * sxy - sx * sy) / (k * sxx - sx * sx);
+}
+
+static int fig_conv(fig_table *T, const fig_cfg *c) {
+  const size_t n = c->quick ? 4 : 8, d = 3;
+  const double beta = 1, t_end = c->quick ? 1 : 5;
+  const mpfr_prec_t prec_ref = 192, prec = 128;
+  const double tol_ref = c->quick ? 1e-25 : 1e-35;
+  af_model m;
+  af_model_init(&m, n, d, beta, AF_PRE_LN);
+  size_t ss = af_state_size(n, d), line;
+  double *y0 = malloc(ss * sizeof *y0), *refd = malloc(ss * sizeof *refd);
+  mpfr_t *ref = af_mp_vec_alloc(ss, prec_ref);
+  af_mp_work *wref = af_mp_work_alloc(n, d, prec_ref);
+  int rc = (y0 && refd && ref && wref) ? AF_OK : AF_ENOMEM;
+  if (rc == AF_OK) rc = af_init_state(y0, &line, "uniform", n, d, 1.0, c->seed);
+  /* Reference: mp-gbs at tol 1e-35, 192 bits, checked against mp-gauss
+   * at the same tolerance (an independent method). */
+  af_mp_opts ro;
+  af_mp_opts_init(&ro);
+  ro.method = AF_MP_GBS;
+  ro.tol = tol_ref;
+  af_mp_stats rst, gst;
+  double rsecs = 0, gsecs = 0, check = NAN;
+  if (rc == AF_OK) {
+    fig_note(c, "MPFR reference (mp-gbs, tol %g, %ld bits)", tol_ref,
+             (long)prec_ref);
+    af_mp_vec_set_d(ref, y0, ss);
+    double times[2] = {0, t_end}, t0 = fig_cpu();
+    rc = af_mp_integrate(ref, times, 2, &m, &ro, wref, NULL, NULL, &rst);
+    rsecs = fig_cpu() - t0;
+  }
+  if (rc == AF_OK) {
+    af_mp_vec_get_d(refd, ref, ss);
+    af_mp_opts go = ro;
+    go.method = AF_MP_GAUSS;
+    fig_note(c, "MPFR check (mp-gauss, tol %g)", tol_ref);
+    rc = fig_conv_mp(&check, &gst, &gsecs, y0, ref, t_end, &m, &go, prec_ref);
+  }
+
+  if (rc == AF_OK) rc = fig_prov_head(T, c);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "pre-ln");
+  if (rc == AF_OK)
+    rc = fig_prov_case(T, c, n, d, beta, "uniform (Gaussian, normalized), r = 1");
+  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "reference_method", "mp-gbs");
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "reference",
+                         "mp-gbs (af_mp_integrate), tol %g, %ld bits, %lu "
+                         "steps, order %u, own error estimate %.3g, %.3g s",
+                         tol_ref, (long)prec_ref, rst.steps, rst.order,
+                         rst.err_est, rsecs);
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "reference_check",
+                         "max |mp-gauss - mp-gbs| at tol %g, %ld bits = %.3g "
+                         "(mp-gauss order %u, %lu steps, %.3g s)",
+                         tol_ref, (long)prec_ref, check, gst.order, gst.steps,
+                         gsecs);
+  if (rc == AF_OK)
+    rc = af_prov_add_str(
+        &T->prov, "method_ids",
+        "0 rk8pd, 1 rkf45, 2 rk4, 3 rkck, 4 msadams, 5 layers (af_method), "
+        "10 mp-gauss (4 stages, order 8), 11 mp-gbs (5 rows, order 10)");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(
+        &T->prov, "runs",
+        "fixed = 1: fixed steps h = t_end/N (rk8pd, rkf45, rkck with "
+        "af_integ_opts.fixed; rk4; layers); fixed = 0: adaptive, tol = rtol "
+        "= atol (GSL) or af_mp_opts.tol at 128 bits (MPFR)");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(
+        &T->prov, "columns",
+        "method (id), fixed, h (fixed step, else NaN), tol (else NaN), steps "
+        "(accepted), nevals (right-hand sides), time (CPU s of the thread: "
+        "least of 3 repetitions for double, one run for MPFR), err = "
+        "max_i |y_i(t_end) - ref_i| over directions and radii, hmean = "
+        "t_end/steps, order "
+        "(nominal)");
+  if (rc == AF_OK)
+    rc = af_prov_add_str(&T->prov, "timing",
+                         "one thread, CPU time (CLOCK_THREAD_CPUTIME_ID) of "
+                         "af_integrate / af_mp_integrate alone");
+
+  static const char *const cname[CV_NCOL] = {
+      "method", "fixed", "h", "tol", "steps", "nevals", "time", "err",
+      "hmean", "order"};
+  fig_conv_out x = {T, 0, {0}};
+  for (int k = 0; k < CV_NCOL; k++)
+    if ((x.col[k] = fig_col(T, "%s", cname[k])) < 0) rc = AF_ENOMEM;
+  /* Row counts: fixed rk8pd/rkf45/rkck/rk4 nf each, layers nl, adaptive
+   * GSL 4 x na, MPFR 2 x nm. */
+  const int nf = c->quick ? 3 : 9, nl = c->quick ? 3 : 13;
+  const int na = c->quick ? 3 : 11, nm = c->quick ? 2 : 6;
+  if (rc == AF_OK) rc = fig_rows(T, (size_t)(4 * nf + nl + 4 * na + 2 * nm));
+  static const af_method fixm[5] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
+                                    AF_METHOD_RKCK, AF_METHOD_RK4,
+                                    AF_METHOD_LAYERS};
+  for (int k = 0; k < 5 && rc == AF_OK; k++) {
+    int cnt = fixm[k] == AF_METHOD_LAYERS ? nl : nf;
+    fig_note(c, "fixed steps: %s", af_method_name(fixm[k]));
+    for (int i = 0; i < cnt && rc == AF_OK; i++) {
+      af_integ_opts o;
+      af_integ_opts_init(&o);
+      o.method = fixm[k];
+      o.fixed = 1;
+      double nsteps = (fixm[k] == AF_METHOD_LAYERS ? 10.0 : 5.0) * ldexp(1, i);
+      o.h = t_end / nsteps;
+      o.max_steps = 0;
+      double err = NAN, st = NAN, ne = NAN, secs = NAN;
+      rc = fig_conv_double(&err, &st, &ne, &secs, y0, refd, t_end, &m, &o, 3);
+      fig_conv_row(&x, fixm[k], 1, o.h, NAN, st, ne, secs, err,
+                   af_method_order(fixm[k]), t_end);
+    }
+  }
+  static const af_method adm[4] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
+                                   AF_METHOD_RKCK, AF_METHOD_MSADAMS};
+  for (int k = 0; k < 4 && rc == AF_OK; k++) {
+    fig_note(c, "adaptive: %s", af_method_name(adm[k]));
+    for (int i = 0; i < na && rc == AF_OK; i++) {
+      af_integ_opts o;
+      af_integ_opts_init(&o);
+      o.method = adm[k];
+      o.rtol = o.atol = pow(10, -3 - i);
+      double err = NAN, st = NAN, ne = NAN, secs = NAN;
+      rc = fig_conv_double(&err, &st, &ne, &secs, y0, refd, t_end, &m, &o, 3);
+      fig_conv_row(&x, adm[k], 0, NAN, o.rtol, st, ne, secs, err,
+                   af_method_order(adm[k]), t_end);
+    }
+  }
+  for (int k = 0; k < 2 && rc == AF_OK; k++) {
+    fig_note(c, "MPFR: %s", k == 0 ? "mp-gauss" : "mp-gbs");
+    for (int i = 0; i < nm && rc == AF_OK; i++) {
+      af_mp_opts o;
+      af_mp_opts_init(&o);
+      o.method = k == 0 ? AF_MP_GAUSS : AF_MP_GBS;
+      o.stages = 4;
+      o.columns = 5;
+      o.tol = pow(10, -6 - 3 * i);
+      af_mp_stats st;
+      double err = NAN, secs = NAN;
+      rc = fig_conv_mp(&err, &st, &secs, y0, ref, t_end, &m, &o, prec);
+      fig_conv_row(&x, k == 0 ? FIG_MP_GAUSS : FIG_MP_GBS, 0, NAN, o.tol,
+                   (double)st.steps, (double)st.nevals, secs, err, st.order,
+                   t_end);
+    }
+  }
+  fig_note_done(c);
+  /* Measured orders (least squares over the rows with error between
+   * 1e-13 and 1e-2: above, the asymptotic regime has not begun; below,
+   * double rounding dominates). */
+  for (int k = 0; k < 5 && rc == AF_OK; k++) {
+    char key[64];
+    snprintf(key, sizeof key, "slope_fixed_%s", af_method_name(fixm[k]));
+    rc = af_prov_add_fmt(&T->prov, key,
+                         "%.3f (log err against log h; nominal %d)",
+                         fig_conv_slope(T, x.col, fixm[k], 1, x.col[CV_H],
+                                        1e-13, 1e-2),
+                         af_method_order(fixm[k]));
+  }
+  for (int k = 0; k < 2 && rc == AF_OK; k++) {
+    char key[64];
+    snprintf(key, sizeof key, "slope_%s", k == 0 ? "mp-gauss" : "mp-gbs");
+    rc = af_prov_add_fmt(&T->prov, key,
+                         "%.3f (log err against log mean step; nominal %d)",
+                         fig_conv_slope(T, x.col,
+                                        k == 0 ? FIG_MP_GAUSS : FIG_MP_GBS, 0,
+                                        x.col[CV_HMEAN], 1e-40, 1e-2),
+                         k == 0 ? 8 : 10);
+  }
+  af_mp_work_free(wref);
+  if (ref) af_mp_vec_free(ref, ss);
+  free(y0);
+  free(refd);
+  return rc;
+}
+
 /* ------------------------------------------------------------ command */
 
 typedef struct {
@@ -759,12 +1427,21 @@ static const fig_def fig_defs[] = {
            "and n = d = 8 particles", fig_f1},
     {"c1", "C1 discretization panel: Post-LN layer map h = 0.1, 0.01 vs "
            "rk8pd vs reference (n = 64, d = 3, beta = 1)", fig_c1},
+    {"c1traj", "C1 paths on S^2 of the six schemes from one start (n = 64, "
+               "d = 3, beta = 1, t <= 15), orthographic view", fig_c1traj},
     {"c2", "C2 metastable staircase on the circle (n = 5, beta = 4, "
            "t <= 400): clusters, energy, angles", fig_c2},
+    {"c3", "C3 phase diagram: fraction of pairs with cos > 0.999 over beta x "
+           "t (SA, n = 32, d = 2, 90 beta, 64 starts, t <= 30)", fig_c3},
+    {"c4", "C4 phase diagrams of Post-, Pre-, Peri-LN, nGPT (n = 64, d = 16, "
+           "20 beta, 16 starts, t <= 50)", fig_c4},
     {"f2", "random-weights layer maps, every scheme (d = 512, n = 128, "
            "beta = sqrt(d), 64 Kaiming layers)", fig_f2},
     {"c5", "C5 beta*(t): largest beta with gamma(t) >= 1 - 1e-3 (SA scalar "
            "ODE)", fig_c5},
+    {"conv", "convergence orders and work-precision of every GSL stepper, "
+             "the layer maps and mp-gauss/mp-gbs against an MPFR reference "
+             "(Pre-LN, n = 8, d = 3, beta = 1, t = 5)", fig_conv},
 };
 #define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
 

@@ -32,8 +32,9 @@ notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: 
 
 # The list the command knows must be the list tested here.
 figs=$("$AF" figure --list | cut -f 1 | tr '\n' ' ')
-if [ "$figs" = "f1 c1 c2 f2 c5 " ]; then
-  ok "figure --list names f1 c1 c2 f2 c5"
+want="f1 c1 c1traj c2 c3 c4 f2 c5 conv "
+if [ "$figs" = "$want" ]; then
+  ok "figure --list names $want"
 else
   notok "figure --list" "got '$figs'"
 fi
@@ -70,6 +71,22 @@ for f in $figs; do
     notok "figure $f --quick" "$why"
   fi
 done
+
+# The phase-diagram sweeps run in parallel (OpenMP, one run per thread)
+# and must not depend on the number of threads: the data rows of c3
+# --quick with 1 and with 3 threads are identical (provenance lines carry
+# wall times, so they are left out of the comparison).
+for th in 1 3; do
+  OMP_NUM_THREADS=$th "$AF" figure c3 --quick --out "$tmp/c3_$th.csv" 2>"$tmp/stderr" ||
+    echo "exit $? with $th threads: $(head -n 1 "$tmp/stderr")" >>"$tmp/threads.err"
+  grep -v '^#' "$tmp/c3_$th.csv" >"$tmp/c3_$th.rows" 2>/dev/null
+done
+if [ ! -s "$tmp/threads.err" ] && [ -s "$tmp/c3_1.rows" ] &&
+  cmp -s "$tmp/c3_1.rows" "$tmp/c3_3.rows"; then
+  ok "figure c3 --quick: identical data with 1 and 3 OpenMP threads"
+else
+  notok "figure c3 --quick threads" "data differ or failed ($(cat "$tmp/threads.err" 2>/dev/null))"
+fi
 
 # Usage errors: unknown figure, missing name (exit 2, one line, no file).
 for args in "nosuch --out $tmp/x.csv" "--out $tmp/x.csv"; do
