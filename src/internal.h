@@ -26,6 +26,9 @@ struct af_work {
   double *ytmp; /* state-sized scratch for the layer maps and rhs    */
   double *dtmp; /* d x d  scratch (M = Q^T K)                        */
   double *gn;   /* n      |V th_k|                                   */
+  double *xn;   /* n      |x_j| of the state (af_work_directions)     */
+  double *Gx;   /* n x (d+2)  [V th_k, 1, |V th_k|]: BLAS value rows   */
+  double *Ax;   /* n x (d+2)  E Gx: sums, normalizer, |A_j| scale      */
   /* Piece of a piecewise-defined field being integrated (set by
    * af_integrate): Mix-LN's side of tau and the weight set in force are
    * chosen from the piece, not from t, so a stage evaluated exactly at a
@@ -41,7 +44,16 @@ double af_work_piece_time(const af_work *w, double t);
 void af_weights_at(const double **Q, const double **K, const double **V,
                    const af_weights *w, double t);
 
-/* Normalize the directions of y into w->th; AF_EZERONORM/AF_ENONFINITE. */
+/* Normalize the directions of y into w->th and their norms into w->xn;
+ * AF_EZERONORM/AF_ENONFINITE. */
 int af_work_directions(af_work *w, const double *y);
+
+/* y[i] = exp(x[i]) for i < len (y may equal x); plain double arithmetic,
+ * vectorizable, the same bits on every machine (see attention.c). */
+void af_exp_block(double *y, const double *x, size_t len);
+/* Vector width of af_exp_block: force = 0 (2 lanes, SSE2), 1 (4 lanes,
+ * AVX2, if the build has it) or -1 (keep; detect the CPU on first use).
+ * Returns the one in use.  Both give the same bits. */
+int af_exp_block_isa(int force);
 
 #endif
