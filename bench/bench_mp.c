@@ -1,0 +1,509 @@
+/* bench_mp.c -- the MPFR integrators of libattnflow on the benchmark case
+ * of issue 3 (n = 32, d = 3, beta = 1, T = 10, Q = K = V = I, softmax),
+ * and the shared file formats of the peers bench/bench_mp_mpmath.py and
+ * bench/bench_mp_odeint.cpp.  Subcommands:
+ *
+ *   init    --out PATH [--n N --d D --seed S --spec SPEC]
+ *           writes the initial state y(0) = af_init_state(SPEC, seed) as
+ *           exact hex doubles (C99 %a): one line per token, d direction
+ *           components then the radius; '#' lines are provenance.  Every
+ *           program reads this file, so all start from the same doubles.
+ *   run     --init PATH --scheme S --method M [--prec P --tol E --T T
+ *           --times LIST --out PATH --ref PATH --label L]
+ *           integrates with af_mp_integrate, timing only that call
+ *           (process CPU time; wall time alongside), writes the states at the output times
+ *           (--out, state-set format below) and, with --ref, the max
+ *           absolute error at each time against a reference state set.
+ *           Prints one result line "RESULT label seconds t_end err ..."
+ *           read by bench_mp.sh.
+ *   rhs0    --init PATH --scheme S [--prec P --out PATH]
+ *           writes f(0, y0) (af_mp_rhs) as a state set with t = 0: the
+ *           peers' vector fields are checked against it.
+ *   compare --ref PATH --in PATH [--prec P --label L]
+ *           max |in - ref| over all components, at each time of IN (which
+ *           must be in REF); prints the errors and a RESULT line.
+ *
+ * State-set format (all programs write it): '#' comment lines, then
+ * records "t VALUE" followed by one number per line for the N = n d + n
+ * components of the state (layout of attnflow.h: directions row-major,
+ * then radii), decimal with 110 significant digits.  Comparisons read the
+ * numbers at --prec bits (default 512), so the 110 digits, not the
+ * reading, limit them: 1e-110 relative, far below the 1e-60 measured.
+ *
+ * Not part of 'make check'; see bench/README.md.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "attnflow.h"
+#include "attnflow_mp.h"
+
+#define RND MPFR_RNDN
+#define DIGITS 110
+#define MAX_TIMES 64
+#define LINE_MAX_LEN 4096
+
+/* Process CPU time: the machine is shared, and wall time counts the
+ * other processes too (wall time is printed alongside). */
+static double cpu_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static double wall_now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + 1e-9 * (double) ts.tv_nsec;
+}
+
+static void die(const char *what, int rc)
+{
+  fprintf(stderr, "bench_mp: %s: %s\n", what,
+          rc ? af_strerror(rc) : strerror(errno));
+  exit(2);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options (subcommand then --key value pairs).                         */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  size_t n, d;
+  unsigned long seed;
+  const char *spec, *init, *out, *ref, *in, *label;
+  af_scheme_id scheme;
+  af_mp_method method;
+  mpfr_prec_t prec;
+  double tol, T;
+  double times[MAX_TIMES];
+  size_t ntimes;
+  unsigned order;
+} opts;
+
+static void usage(void)
+{
+  fputs("usage: bench_mp init --out PATH [--n N --d D --seed S --spec SPEC]\n"
+        "       bench_mp run --init PATH --scheme S --method M [--prec P --tol E\n"
+        "                --T T --times LIST --order K --out PATH --ref PATH --label L]\n"
+        "       bench_mp rhs0 --init PATH --scheme S [--prec P --out PATH]\n"
+        "       bench_mp compare --ref PATH --in PATH [--prec P --label L]\n",
+        stderr);
+  exit(2);
+}
+
+static double parse_num(const char *s, const char *key)
+{
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || end == s || *end != '\0') {
+    fprintf(stderr, "bench_mp: bad number for %s: %s\n", key, s);
+    exit(2);
+  }
+  return v;
+}
+
+static void parse_opts(opts *o, int argc, char **argv)
+{
+  memset(o, 0, sizeof *o);
+  o->n = 32;
+  o->d = 3;
+  o->seed = 20261129;
+  o->spec = "gaussian";
+  o->scheme = AF_POST_LN;
+  o->method = AF_MP_GAUSS;
+  o->prec = 256;
+  o->tol = 1e-60;
+  o->T = 10;
+  o->label = "ours";
+  for (int i = 2; i < argc; i += 2) {
+    const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (v == NULL)
+      usage();
+    if (!strcmp(k, "--n"))
+      o->n = (size_t) parse_num(v, k);
+    else if (!strcmp(k, "--d"))
+      o->d = (size_t) parse_num(v, k);
+    else if (!strcmp(k, "--seed"))
+      o->seed = (unsigned long) parse_num(v, k);
+    else if (!strcmp(k, "--spec"))
+      o->spec = v;
+    else if (!strcmp(k, "--init"))
+      o->init = v;
+    else if (!strcmp(k, "--out"))
+      o->out = v;
+    else if (!strcmp(k, "--ref"))
+      o->ref = v;
+    else if (!strcmp(k, "--in"))
+      o->in = v;
+    else if (!strcmp(k, "--label"))
+      o->label = v;
+    else if (!strcmp(k, "--prec"))
+      o->prec = (mpfr_prec_t) parse_num(v, k);
+    else if (!strcmp(k, "--tol"))
+      o->tol = parse_num(v, k);
+    else if (!strcmp(k, "--T"))
+      o->T = parse_num(v, k);
+    else if (!strcmp(k, "--order"))
+      o->order = (unsigned) parse_num(v, k);
+    else if (!strcmp(k, "--scheme")) {
+      if (af_scheme_lookup(&o->scheme, v) != AF_OK)
+        die(v, AF_EINVAL);
+    } else if (!strcmp(k, "--method")) {
+      if (af_mp_method_lookup(&o->method, v) != AF_OK)
+        die(v, AF_EINVAL);
+    } else if (!strcmp(k, "--times")) {
+      char *s = strdup(v), *save = NULL;
+      for (char *tok = strtok_r(s, ",", &save); tok;
+           tok = strtok_r(NULL, ",", &save)) {
+        if (o->ntimes >= MAX_TIMES)
+          usage();
+        o->times[o->ntimes++] = parse_num(tok, k);
+      }
+      free(s);
+    } else
+      usage();
+  }
+  if (o->prec < MPFR_PREC_MIN || o->prec > 1 << 20)
+    usage();
+}
+
+/* ------------------------------------------------------------------ */
+/* Files.                                                               */
+/* ------------------------------------------------------------------ */
+
+/* Read the init file: n lines of d + 1 hex (or decimal) doubles. */
+static void read_init(double *y, size_t n, size_t d, const char *path)
+{
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    die(path, 0);
+  char line[LINE_MAX_LEN];
+  size_t j = 0, lineno = 0;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    if (j >= n) {
+      fprintf(stderr, "bench_mp: %s:%zu: more than %zu tokens\n", path,
+              lineno, n);
+      exit(2);
+    }
+    char *p = line;
+    for (size_t i = 0; i <= d; i++) {
+      char *end;
+      double v = strtod(p, &end);
+      if (end == p) {
+        fprintf(stderr, "bench_mp: %s:%zu: expected %zu numbers\n", path,
+                lineno, d + 1);
+        exit(2);
+      }
+      if (i < d)
+        y[j * d + i] = v;
+      else
+        y[n * d + j] = v;
+      p = end;
+    }
+    j++;
+  }
+  fclose(f);
+  if (j != n) {
+    fprintf(stderr, "bench_mp: %s: %zu tokens, expected %zu\n", path, j, n);
+    exit(2);
+  }
+}
+
+static void write_record(FILE *f, double t, mpfr_t *y, size_t N)
+{
+  fprintf(f, "t %.17g\n", t);
+  for (size_t i = 0; i < N; i++) {
+    mpfr_out_str(f, 10, DIGITS, y[i], RND);
+    fputc('\n', f);
+  }
+}
+
+/* A state set: times and states read at precision prec. */
+typedef struct {
+  size_t N, count;
+  double t[MAX_TIMES];
+  mpfr_t *y[MAX_TIMES];
+} stateset;
+
+static void stateset_read(stateset *s, const char *path, mpfr_prec_t prec)
+{
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    die(path, 0);
+  memset(s, 0, sizeof *s);
+  char line[LINE_MAX_LEN];
+  size_t lineno = 0, i = 0;
+  /* The first record fixes N. */
+  size_t cap = 0;
+  mpfr_t *cur = NULL;
+  while (fgets(line, sizeof line, f)) {
+    lineno++;
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    if (line[0] == 't' && line[1] == ' ') {
+      if (cur != NULL && s->N == 0)
+        s->N = i;
+      if (cur != NULL && i != s->N)
+        goto bad;
+      if (s->count >= MAX_TIMES)
+        goto bad;
+      s->t[s->count] = strtod(line + 2, NULL);
+      cap = s->N ? s->N : 4096;
+      cur = af_mp_vec_alloc(cap, prec);
+      s->y[s->count++] = cur;
+      i = 0;
+      continue;
+    }
+    if (cur == NULL || i >= cap)
+      goto bad;
+    line[strcspn(line, "\r\n")] = '\0';
+    if (mpfr_set_str(cur[i], line, 10, RND) != 0)
+      goto bad;
+    i++;
+  }
+  if (cur != NULL && s->N == 0)
+    s->N = i;
+  if (cur == NULL || i != s->N)
+    goto bad;
+  fclose(f);
+  return;
+bad:
+  fprintf(stderr, "bench_mp: %s:%zu: malformed state set\n", path, lineno);
+  exit(2);
+}
+
+/* Max |a - b| over the set's N components, rounded up to a double. */
+static double maxerr(mpfr_t *a, mpfr_t *b, size_t N)
+{
+  return af_mp_vec_maxdiff(a, b, N);
+}
+
+static int stateset_find(const stateset *s, double t)
+{
+  for (size_t k = 0; k < s->count; k++)
+    if (fabs(s->t[k] - t) <= 1e-12 * (1 + fabs(t)))
+      return (int) k;
+  return -1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subcommands.                                                         */
+/* ------------------------------------------------------------------ */
+
+static int cmd_init(const opts *o)
+{
+  if (o->out == NULL)
+    usage();
+  size_t N = af_state_size(o->n, o->d);
+  double *y = malloc(N * sizeof(double));
+  size_t line = 0;
+  int rc = af_init_state(y, &line, o->spec, o->n, o->d, NAN, o->seed);
+  if (rc != AF_OK)
+    die("af_init_state", rc);
+  FILE *f = fopen(o->out, "w");
+  if (f == NULL)
+    die(o->out, 0);
+  fprintf(f, "# attnflow bench_mp initial state: af_init_state(\"%s\", n = %zu, "
+             "d = %zu, r0 = NaN, seed = %lu)\n",
+          o->spec, o->n, o->d, o->seed);
+  fprintf(f, "# library %s, commit %s\n", af_version(), AF_COMMIT_STRING);
+  fprintf(f, "# one line per token: theta_1 .. theta_d r, exact doubles in C99 "
+             "hex (%%a)\n");
+  for (size_t j = 0; j < o->n; j++) {
+    for (size_t i = 0; i < o->d; i++)
+      fprintf(f, "%a ", y[j * o->d + i]);
+    fprintf(f, "%a\n", y[o->n * o->d + j]);
+  }
+  if (fclose(f) != 0)
+    die(o->out, 0);
+  free(y);
+  return 0;
+}
+
+typedef struct {
+  FILE *f;
+  size_t N;
+  const stateset *ref;
+  double err_last, t_last, err_max;
+} run_ctx;
+
+static int on_output(double t, mpfr_t *y, void *vctx)
+{
+  run_ctx *c = vctx;
+  if (c->f)
+    write_record(c->f, t, y, c->N);
+  if (c->ref) {
+    int k = stateset_find(c->ref, t);
+    if (k >= 0) {
+      double e = maxerr(y, c->ref->y[k], c->N);
+      c->err_last = e;
+      if (e > c->err_max)
+        c->err_max = e;
+    } else
+      c->err_last = NAN;
+  }
+  c->t_last = t;
+  return 0;
+}
+
+static int cmd_run(opts *o)
+{
+  if (o->init == NULL)
+    usage();
+  size_t N = af_state_size(o->n, o->d);
+  double *y0 = malloc(N * sizeof(double));
+  read_init(y0, o->n, o->d, o->init);
+  af_model m;
+  af_model_init(&m, o->n, o->d, 1.0, o->scheme);
+  af_mp_work *w = af_mp_work_alloc(o->n, o->d, o->prec);
+  mpfr_t *y = af_mp_vec_alloc(N, o->prec);
+  if (w == NULL || y == NULL)
+    die("alloc", AF_ENOMEM);
+  af_mp_vec_set_d(y, y0, N);
+  double times[MAX_TIMES + 1];
+  size_t nt = 0;
+  times[nt++] = 0.0;
+  if (o->ntimes == 0)
+    times[nt++] = o->T;
+  for (size_t k = 0; k < o->ntimes; k++)
+    times[nt++] = o->times[k];
+  stateset ref;
+  run_ctx c = {NULL, N, NULL, NAN, 0, 0};
+  if (o->ref) {
+    stateset_read(&ref, o->ref, o->prec > 512 ? o->prec : 512);
+    if (ref.N != N)
+      die("reference dimension", AF_EDIM);
+    c.ref = &ref;
+  }
+  if (o->out) {
+    c.f = fopen(o->out, "w");
+    if (c.f == NULL)
+      die(o->out, 0);
+    fprintf(c.f, "# attnflow bench_mp run: %s, %s, prec %ld, tol %g, n %zu, "
+                 "d %zu, beta 1, init %s; library %s commit %s\n",
+            af_mp_method_name(o->method), af_scheme_get(o->scheme)->name,
+            (long) o->prec, o->tol, o->n, o->d, o->init, af_version(),
+            AF_COMMIT_STRING);
+  }
+  af_mp_opts mo;
+  af_mp_opts_init(&mo);
+  mo.method = o->method;
+  mo.tol = o->tol;
+  if (o->method == AF_MP_GAUSS)
+    mo.stages = o->order;
+  else
+    mo.columns = o->order;
+  af_mp_stats st;
+  double c0 = cpu_now(), w0 = wall_now();
+  /* The output callback (one record per output time: N decimal
+   * conversions and a comparison) runs inside the timed call; its cost is
+   * below a millisecond, negligible against the integration. */
+  int rc = af_mp_integrate(y, times, nt, &m, &mo, w, on_output, &c, &st);
+  double secs = cpu_now() - c0, wall = wall_now() - w0;
+  if (rc != AF_OK)
+    die("af_mp_integrate", rc);
+  if (c.f && fclose(c.f) != 0)
+    die(o->out, 0);
+  printf("RESULT %s %s %s prec=%ld tol=%.3g seconds=%.3f wall=%.3f t_end=%g "
+         "err=%.3e "
+         "err_max=%.3e err_est=%.3e steps=%lu rejected=%lu nevals=%lu "
+         "order=%u\n",
+         o->label, af_scheme_get(o->scheme)->name,
+         af_mp_method_name(o->method), (long) o->prec, o->tol, secs,
+         wall, c.t_last, c.err_last, c.err_max, st.err_est, st.steps, st.rejected,
+         st.nevals, st.order);
+  af_mp_vec_free(y, N);
+  af_mp_work_free(w);
+  free(y0);
+  return 0;
+}
+
+static int cmd_rhs0(const opts *o)
+{
+  if (o->init == NULL)
+    usage();
+  size_t N = af_state_size(o->n, o->d);
+  double *y0 = malloc(N * sizeof(double));
+  read_init(y0, o->n, o->d, o->init);
+  af_model m;
+  af_model_init(&m, o->n, o->d, 1.0, o->scheme);
+  af_mp_work *w = af_mp_work_alloc(o->n, o->d, o->prec);
+  mpfr_t *y = af_mp_vec_alloc(N, o->prec), *dy = af_mp_vec_alloc(N, o->prec);
+  mpfr_t t;
+  mpfr_init2(t, o->prec);
+  mpfr_set_zero(t, 1);
+  af_mp_vec_set_d(y, y0, N);
+  int rc = af_mp_rhs(dy, t, y, &m, w);
+  if (rc != AF_OK)
+    die("af_mp_rhs", rc);
+  FILE *f = o->out ? fopen(o->out, "w") : stdout;
+  if (f == NULL)
+    die(o->out, 0);
+  fprintf(f, "# f(0, y0) by af_mp_rhs, %s, prec %ld\n",
+          af_scheme_get(o->scheme)->name, (long) o->prec);
+  write_record(f, 0.0, dy, N);
+  if (o->out && fclose(f) != 0)
+    die(o->out, 0);
+  mpfr_clear(t);
+  af_mp_vec_free(y, N);
+  af_mp_vec_free(dy, N);
+  af_mp_work_free(w);
+  free(y0);
+  return 0;
+}
+
+static int cmd_compare(const opts *o)
+{
+  if (o->ref == NULL || o->in == NULL)
+    usage();
+  mpfr_prec_t p = o->prec > 512 ? o->prec : 512;
+  stateset ref, in;
+  stateset_read(&ref, o->ref, p);
+  stateset_read(&in, o->in, p);
+  if (ref.N != in.N)
+    die("state sets of different dimension", AF_EDIM);
+  double last = NAN, tl = NAN;
+  for (size_t k = 0; k < in.count; k++) {
+    int r = stateset_find(&ref, in.t[k]);
+    if (r < 0) {
+      fprintf(stderr, "bench_mp: t = %g not in %s\n", in.t[k], o->ref);
+      exit(2);
+    }
+    last = maxerr(in.y[k], ref.y[r], in.N);
+    tl = in.t[k];
+    printf("# %s t=%g maxerr=%.3e\n", o->label, tl, last);
+  }
+  printf("RESULT %s t_end=%g err=%.3e\n", o->label, tl, last);
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  if (argc < 2)
+    usage();
+  opts o;
+  parse_opts(&o, argc, argv);
+  if (!strcmp(argv[1], "init"))
+    return cmd_init(&o);
+  if (!strcmp(argv[1], "run"))
+    return cmd_run(&o);
+  if (!strcmp(argv[1], "rhs0"))
+    return cmd_rhs0(&o);
+  if (!strcmp(argv[1], "compare"))
+    return cmd_compare(&o);
+  usage();
+  return 2;
+}
