@@ -243,6 +243,66 @@ static double fig_ln_law(const af_t41_terminal *law, const af_t41_params *p,
   return -law->exponent * ia;
 }
 
+/* F1's MPFR particle gap: the n = d = np system of model m from the
+ * orthonormal start (r0), integrated by mp-gbs at prec bits (tol relative
+ * to max(1, |y|)), gap_mean computed in MPFR (af_mp_observe) at
+ * times[k] for k = 0, every, 2 every, ... (other rows untouched). */
+typedef struct {
+  fig_table *T;
+  long col;
+  const size_t *rows;
+  size_t next;
+  const af_model *m;
+  af_mp_work *w;
+  mpfr_t *obs;
+  mpfr_t t;
+} fig_f1_mp_ctx;
+
+static int fig_f1_mp_out(double t, mpfr_t *y, void *vctx) {
+  fig_f1_mp_ctx *x = vctx;
+  mpfr_set_d(x->t, t, MPFR_RNDN);
+  int rc = af_mp_observe(x->obs, x->t, y, 0.9999, x->m, x->w);
+  if (rc != AF_OK) return rc;
+  *fig_at(x->T, x->rows[x->next++], x->col) =
+      mpfr_get_d(x->obs[AF_OBS_gap_mean], MPFR_RNDN);
+  return AF_OK;
+}
+
+static int fig_f1_mp(fig_table *T, long col, const double *times, size_t nt,
+                     size_t every, const af_model *m, double r0,
+                     mpfr_prec_t prec, double tol, af_mp_stats *st) {
+  size_t nsub = (nt + every - 1) / every, ss = af_state_size(m->n, m->d);
+  double *ts = malloc(nsub * sizeof *ts), *y0 = malloc(ss * sizeof *y0);
+  size_t *rows = malloc(nsub * sizeof *rows), line;
+  af_mp_work *w = af_mp_work_alloc(m->n, m->d, prec);
+  mpfr_t *y = af_mp_vec_alloc(ss, prec);
+  mpfr_t *obs = af_mp_vec_alloc(AF_OBS_COUNT, prec);
+  int rc = (ts && y0 && rows && w && y && obs) ? AF_OK : AF_ENOMEM;
+  for (size_t k = 0; k < nsub && rc == AF_OK; k++) {
+    rows[k] = k * every;
+    ts[k] = times[k * every];
+  }
+  if (rc == AF_OK) rc = af_init_state(y0, &line, "orthonormal", m->n, m->d, r0, 0);
+  if (rc == AF_OK) {
+    af_mp_vec_set_d(y, y0, ss);
+    af_mp_opts o;
+    af_mp_opts_init(&o);
+    o.method = AF_MP_GBS;
+    o.tol = tol;
+    fig_f1_mp_ctx x = {T, col, rows, 0, m, w, obs, {{0}}};
+    mpfr_init2(x.t, prec);
+    rc = af_mp_integrate(y, ts, nsub, m, &o, w, fig_f1_mp_out, &x, st);
+    mpfr_clear(x.t);
+  }
+  if (obs) af_mp_vec_free(obs, AF_OBS_COUNT);
+  if (y) af_mp_vec_free(y, ss);
+  af_mp_work_free(w);
+  free(rows);
+  free(y0);
+  free(ts);
+  return rc;
+}
+
 static int fig_f1(fig_table *T, const fig_cfg *c) {
   const size_t n = 256, np = 8; /* ODE n; particles n = d = np */
   const double beta = 5;
@@ -298,11 +358,22 @@ static int fig_f1(fig_table *T, const fig_cfg *c) {
                          "per scheme S: gamma_S gap_S r_S (n ODE), lncomp_S = "
                          "ln(gap/law(t)) (T4.1b, NaN where gap underflows), "
                          "gamma8_S gap8_S (n = 8 ODE), pcos8_S pgap8_S pr8_S "
-                         "(n = d = 8 particles: cos_mean, gap_mean, r_mean)");
-  enum { F1_G, F1_GAP, F1_R, F1_COMP, F1_G8, F1_GAP8, F1_PC, F1_PGAP, F1_PR, F1_NC };
+                         "(n = d = 8 particles: cos_mean, gap_mean, r_mean), "
+                         "mpgap8_S (the same gap_mean from an MPFR run, "
+                         "every 8th row of the linear part)");
+  /* MPFR particle runs: where the double gap stops at ~1e-32 */
+  const mpfr_prec_t mp_prec = c->quick ? 128 : 256;
+  const double mp_tol = c->quick ? 1e-30 : 1e-60;
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "particles_mpfr",
+                         "mp-gbs, %ld bits, tol %g (relative to max(1,|y|)), "
+                         "t <= %g, gap_mean by af_mp_observe",
+                         (long)mp_prec, mp_tol, t_lin);
+  enum { F1_G, F1_GAP, F1_R, F1_COMP, F1_G8, F1_GAP8, F1_PC, F1_PGAP, F1_PR,
+         F1_MPGAP, F1_NC };
   static const char *const suffix[F1_NC] = {"gamma", "gap", "r", "lncomp",
                                             "gamma8", "gap8", "pcos8",
-                                            "pgap8", "pr8"};
+                                            "pgap8", "pr8", "mpgap8"};
   long ct = fig_col(T, "t"), col[AF_SCHEME_COUNT][F1_NC];
   for (int s = 0; s < AF_SCHEME_COUNT; s++)
     for (int k = 0; k < F1_NC; k++) {
@@ -388,6 +459,28 @@ static int fig_f1(fig_table *T, const fig_cfg *c) {
                          "max |cos_mean - gamma| = %.3g, max rel. gap "
                          "difference (gap >= 1e-6) = %.3g",
                          dcos, dgap);
+    if (rc != AF_OK) break;
+    /* The same particles in MPFR on the linear part of the grid, and
+     * their largest relative gap difference from the n = 8 ODE there. */
+    fig_note(c, "%s: n = d = %zu particles, MPFR %ld bits", sn, np,
+             (long)mp_prec);
+    af_mp_stats mst;
+    rc = fig_f1_mp(T, col[s][F1_MPGAP], times, nlin, 8, &m, p.r0, mp_prec,
+                   mp_tol, &mst);
+    if (rc != AF_OK) break;
+    double dmp = 0, gmin = INFINITY;
+    for (size_t k = 0; k < nlin; k += 8) {
+      double pg = *fig_at(T, k, col[s][F1_MPGAP]);
+      if (w[k] >= DBL_MIN && w[k] > 0) {
+        dmp = fmax(dmp, fabs(pg - w[k]) / w[k]);
+        gmin = fmin(gmin, pg);
+      }
+    }
+    snprintf(key, sizeof key, "particles_mpfr_vs_ode_%s", sn);
+    rc = af_prov_add_fmt(&T->prov, key,
+                         "max rel. gap difference = %.3g down to gap %.3g; "
+                         "%lu steps, own error estimate %.3g",
+                         dmp, gmin, mst.steps, mst.err_est);
   }
   fig_note_done(c);
   free(g);

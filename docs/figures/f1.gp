@@ -56,7 +56,7 @@ do for [fmt in "png svg"] {
   # Particles against the ODE at n = d = 8.
   eval (fmt eq "png" ? termpng(1500, 620) : termsvg(1500, 620))
   set output outbase."_particles.".fmt
-  set multiplot layout 1,2 title "F1 check: n = d = 8 particles (points, rk8pd) on the n = 8 scalar ODE (lines), β = 5" font ",17"
+  set multiplot layout 1,2 title "F1 check: n = d = 8 particles (dots: double rk8pd; circles: MPFR mp-gbs) on the n = 8 scalar ODE (lines), β = 5" font ",17"
   set title "(e) γ(t): ODE and particle mean cosine"
   set xlabel "t"
   set ylabel "γ(t)"
@@ -74,10 +74,13 @@ do for [fmt in "png svg"] {
   set logscale y
   unset mytics
   set format y "10^{%L}"
-  set yrange [1e-60:2]
-  set key left bottom
-  plot for [i=1:6] datafile using "t":"gap8_".word(schemes, i) with lines lt i title word(titles, i), \
-       for [i=1:6] datafile using "t":"pgap8_".word(schemes, i) every 6 with points lt i notitle
+  set yrange [1e-90:2]
+  set key right bottom  # schemes: legend of (e)
+  plot for [i=1:6] datafile using "t":"gap8_".word(schemes, i) with lines lt i notitle, \
+       for [i=1:6] datafile using "t":"pgap8_".word(schemes, i) every 6 with points lt i pt 7 ps 0.6 notitle, \
+       for [i=1:6] datafile using "t":"mpgap8_".word(schemes, i) with points lt i pt 6 ps 1.3 notitle, \
+       NaN with points pt 7 ps 0.6 lc rgb "black" title "particles, double", \
+       NaN with points pt 6 ps 1.3 lc rgb "black" title "particles, MPFR"
   unset multiplot
   set output
 }
