@@ -296,14 +296,19 @@ int af_cli_verify(int argc, char **argv)
 
   printf("attnflow %s (commit %s) verify --level %s%s%s\n", af_version(),
          af_commit(), level, *fault ? " --inject-fault " : "", fault);
-  printf("%-10s %-11s %11s %11s %11s %11s %8s %-13s %s\n", "ID", "scheme",
+  int idw = 10; /* ID column: as wide as the longest selected ID */
+  for (size_t k = 0; k < n; k++)
+    if ((int) strlen(rec[k].claim->id) > idw)
+      idw = (int) strlen(rec[k].claim->id);
+  printf("%-*s %-11s %11s %11s %11s %11s %8s %-13s %s\n", idw, "ID", "scheme",
          "measured", "predicted", "tolerance", "margin", "seconds", "status",
          "expected");
   size_t bad = 0, counts[AF_V_STATUS_COUNT] = {0};
   double secs = 0;
   for (size_t k = 0; k < n; k++) {
     const af_vrecord *r = &rec[k];
-    printf("%-10s %-11s", r->claim->id, *r->claim->scheme ? r->claim->scheme : "-");
+    printf("%-*s %-11s", idw, r->claim->id,
+           *r->claim->scheme ? r->claim->scheme : "-");
     print_value(r->res.measured);
     print_value(r->res.predicted);
     print_value(r->res.tolerance);
@@ -311,7 +316,7 @@ int af_cli_verify(int argc, char **argv)
     printf(" %8.2f %-13s %s%s\n", r->seconds, af_vstatus_name(r->res.status),
            af_vstatus_name(r->expected), r->ok ? "" : "   <-- UNEXPECTED");
     if (!r->ok || (r->res.status != AF_V_PASS && r->res.status != AF_V_CERTIFIED))
-      printf("           %s\n", r->res.note);
+      printf("%*s %s\n", idw, "", r->res.note);
     bad += !r->ok;
     counts[r->res.status]++;
     secs += r->seconds;
