@@ -115,7 +115,7 @@ static int gsl_field(double t, const double y[], double dydt[], void *params)
 
 /* First breakpoint of the field in (t0, t1) -- Mix-LN's tau, or a
  * boundary between weight sets -- or t1 if there is none. */
-static double next_breakpoint(const af_model *m, double t0, double t1)
+double af_next_breakpoint(const af_model *m, double t0, double t1)
 {
   double next = t1;
   if (m->scheme == AF_MIX_LN && m->tau > t0 && m->tau < next)
@@ -250,7 +250,7 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
     double tk = times[k];
     unsigned long fixed_taken = 0;
     while (t < tk && rc == AF_OK) {
-      double stop = next_breakpoint(m, t, tk);
+      double stop = af_next_breakpoint(m, t, tk);
       /* (t, stop) lies inside one piece of the field; its midpoint selects
        * Mix-LN's side of tau and the weight set (af_work_piece_time). */
       w->seg_set = 1;

@@ -56,4 +56,9 @@ void af_exp_block(double *y, const double *x, size_t len);
  * Returns the one in use.  Both give the same bits. */
 int af_exp_block_isa(int force);
 
+/* First breakpoint of the field in (t0, t1) -- Mix-LN's tau, or a
+ * boundary between weight sets -- or t1 if there is none (integrate.c;
+ * used by the double and the MPFR integrators). */
+double af_next_breakpoint(const af_model *m, double t0, double t1);
+
 #endif

@@ -567,23 +567,6 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
   return AF_OK;
 }
 
-/* First breakpoint of the field in (t0, t1), or t1 (as integrate.c). */
-static double next_breakpoint(const af_model *m, double t0, double t1)
-{
-  double next = t1;
-  if (m->scheme == AF_MIX_LN && m->tau > t0 && m->tau < next)
-    next = m->tau;
-  const af_weights *wt = m->w;
-  if (wt != NULL && wt->layers > 1) {
-    double l = floor(t0 / wt->layer_dt) + 1;
-    while (l * wt->layer_dt <= t0)
-      l++;
-    if (l < (double) wt->layers && l * wt->layer_dt < next)
-      next = l * wt->layer_dt;
-  }
-  return next;
-}
-
 /* Default order from the tolerance: one Gauss stage / one GBS row per 3
  * decimal digits requested (order 2s ~ 2/3 of the digits), at least 3, at
  * most AF_MP_GAUSS_MAX.  The solutions here are analytic in a strip of
@@ -776,7 +759,7 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
       if (!(rs->piece_lo >= times[0] && rs->piece_lo <= rs->piece_hi
             && rs->piece_hi <= tk
             && (rs->piece_lo == rs->piece_hi
-                || next_breakpoint(m, rs->piece_lo, tk) == rs->piece_hi)
+                || af_next_breakpoint(m, rs->piece_lo, tk) == rs->piece_hi)
             && mpfr_cmp_d(rs->t, rs->piece_lo) >= 0
             && mpfr_cmp_d(rs->t, rs->piece_hi) <= 0)) {
         ctx_free(&c);
@@ -814,7 +797,7 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   for (k = k0; k < ntimes && rc == AF_OK; k++) {
     double tk = times[k];
     while (t < tk && rc == AF_OK) {
-      double stop = first ? rs->piece_hi : next_breakpoint(m, t, tk);
+      double stop = first ? rs->piece_hi : af_next_breakpoint(m, t, tk);
       lo = t;
       hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
