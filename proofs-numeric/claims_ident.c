@@ -1084,7 +1084,8 @@ const af_claim af_claims_ident[] = {
   {"S7", "ngpt", AF_V_PASS, "S7.order", claim_s7_order, AF_NGPT, 0, S7_TITLE},
   {"S7", "ln-scaling", AF_V_PASS, "S7.order", claim_s7_order, AF_LN_SCALING, 0,
    S7_TITLE},
-  {"S7", "post-ln", AF_V_PASS, "S7.geodesic", claim_s7_geodesic, 0, S | ATT,
+  {"S7.geodesic", "post-ln", AF_V_PASS, "S7.geodesic", claim_s7_geodesic, 0,
+   S | ATT,
    "Post-LN layer step = geodesic step of angle atan2(h|w|, 1+h<th,v>)"},
 };
 const size_t af_claims_ident_count =
