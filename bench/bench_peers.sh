@@ -22,7 +22,7 @@
 #      with the error of each final state against the reference
 #      (max over tokens and components of |theta - theta_ref|);
 #   5. attnflow at the accuracy each peer achieved: the loosest rtol of
-#      1e-1, 3e-2, 1e-2, ..., 1e-12 (atol = rtol / 100) whose error is no
+#      1e-1, 5e-2, 2e-2, 1e-2, ..., 2e-13 (atol = rtol / 100) whose error is no
 #      larger than the peer's, timed the same way.
 # Ratios are peer time / attnflow time within this one run: wall clock
 # (minimum) and CPU time (user + system; the machine may be shared, and CPU
@@ -74,14 +74,13 @@ aftime() { # n d rtol atol -> "time=... cpu=... err=..."
   echo "$tm err=$e"
 }
 
-# Loosest rtol of the grid 1e-1, 3e-2, 1e-2, ..., 1e-12 (atol = rtol / 100)
+# Loosest rtol of the grid 1e-1, 5e-2, 2e-2, 1e-2, ..., 2e-13 (atol = rtol / 100)
 # whose error is <= target; prints "rtol time=... cpu=... err=...".
 match() { # n d target
   for k in 1 2 3 4 5 6 7 8 9 10 11 12; do
-    if [ $k != 1 ]; then
-      try_rtol "$1" "$2" "$3" "3e-$k" "3e-$((k + 2))" && return 0
-    fi
     try_rtol "$1" "$2" "$3" "1e-$k" "1e-$((k + 2))" && return 0
+    try_rtol "$1" "$2" "$3" "5e-$((k + 1))" "5e-$((k + 3))" && return 0
+    try_rtol "$1" "$2" "$3" "2e-$((k + 1))" "2e-$((k + 3))" && return 0
   done
   echo "none time=nan cpu=nan err=nan"
 }
