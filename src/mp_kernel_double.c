@@ -1,7 +1,7 @@
 /* mp_kernel_double.c -- the kernel template mp_kernel_source.c compiled
  * for double (functions af_*_generic_d).  Bitwise equal to af_rhs with
- * AF_KERNEL_DIRECT (tests/test_mp.c); the lead may later switch
- * attention_direct to this instance. */
+ * AF_KERNEL_DIRECT (tests/test_mp.c), which checks the template's
+ * arithmetic against the double kernel. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
