@@ -5,6 +5,12 @@
  * fsyncs it, and renames it over the target only if everything succeeded:
  * a failed run, a full disk or an unwritable directory leaves the target
  * as it was and no temporary file behind.
+ *
+ * Only a regular file (or a new one) is replaced that way.  A target that
+ * exists and is something else -- /dev/null, a terminal, a named pipe --
+ * is written in place: renaming over it would replace the device or the
+ * pipe by a regular file.  A symbolic link is followed, and the file it
+ * names is replaced, not the link.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,16 +31,41 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
       rc = AF_EIO;
     return rc;
   }
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      errno = EISDIR;
+      return AF_EIO;
+    }
+    FILE *f = fopen(path, "w");
+    if (f == NULL)
+      return AF_EIO;
+    int rc = writer(f, ctx);
+    if (fflush(f) != 0 && rc == AF_OK)
+      rc = AF_EIO;
+    if (fclose(f) != 0 && rc == AF_OK)
+      rc = AF_EIO;
+    return rc;
+  }
+  char *real = NULL;
+  if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+    real = realpath(path, NULL); /* the link's target exists (stat above) */
+    if (real != NULL)
+      path = real;
+  }
   size_t len = strlen(path);
   char *tmp = malloc(len + 16);
-  if (tmp == NULL)
+  if (tmp == NULL) {
+    free(real);
     return AF_ENOMEM;
+  }
   /* temporary name beside the target: "<path>.tmpXXXXXX" */
   memcpy(tmp, path, len);
   memcpy(tmp + len, ".tmpXXXXXX", 11);
   int fd = mkstemp(tmp);
   if (fd < 0) {
     free(tmp);
+    free(real);
     return AF_EIO;
   }
   FILE *f = fdopen(fd, "w");
@@ -42,6 +73,7 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
     close(fd);
     unlink(tmp);
     free(tmp);
+    free(real);
     return AF_EIO;
   }
   int rc = writer(f, ctx);
@@ -61,5 +93,6 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
   if (rc != AF_OK)
     unlink(tmp);
   free(tmp);
+  free(real);
   return rc;
 }
