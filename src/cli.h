@@ -26,9 +26,11 @@ enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
 int af_cli_run(int argc, char **argv);
 /* attnflow schemes: the scheme table (main.c). */
 int af_cli_schemes(int argc, char **argv);
-/* attnflow verify: run the claims of proofs-numeric/ (to be added). */
+/* attnflow verify: run the claims of proofs-numeric/ (cli_verify.c).  It
+ * is linked only into the program attnflow-verify, with the claims and the
+ * certified (Arb) code; 'attnflow verify' executes that program (main.c). */
 int af_cli_verify(int argc, char **argv);
-/* attnflow figure: data of the figures of docs/ (to be added). */
+/* attnflow figure: data of the figures of docs/figures.md (cli_figure.c). */
 int af_cli_figure(int argc, char **argv);
 
 /* The whole command line as main received it (for provenance). */

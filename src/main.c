@@ -7,8 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+
+#ifndef AF_CLI_VERIFY
+static int af_cli_verify_exec(int argc, char **argv);
+#endif
 
 /* ------------------------------------------------------------ dispatch */
 
@@ -25,7 +30,11 @@ static const af_cli_command af_commands[] = {
     {"schemes", "list the normalization schemes (speed factor, radial rate)",
      af_cli_schemes},
     {"verify", "check every theorem numerically: PASS, FAIL or INCONCLUSIVE",
+#ifdef AF_CLI_VERIFY
      af_cli_verify},
+#else
+     af_cli_verify_exec},
+#endif
     {"figure", "write the data of a figure of docs/figures.md", af_cli_figure},
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
@@ -81,6 +90,53 @@ int main(int argc, char **argv) {
     af_cli_error("unknown command '%s' (try 'attnflow --help')", cmd);
   return AF_EXIT_USAGE;
 }
+
+/* ------------------------------------------------------------ verify */
+
+#ifndef AF_CLI_VERIFY
+/* 'attnflow verify' runs in the program attnflow-verify, built from the
+ * same sources plus the claims (proofs-numeric/) and the certified code
+ * (certified/, Arb and FLINT).  Keeping those out of this program keeps
+ * Arb, FLINT, NTL and the C++ runtime out of every 'attnflow run': the
+ * dynamic loader spends about 2 ms relocating them, several times the
+ * whole integration of a small case (docs/performance.md).
+ *
+ * attnflow-verify is looked for next to this program (the build tree, or
+ * an install where both sit in one directory), then in the package's
+ * libexec directory (make install).  It receives the command line
+ * unchanged. */
+static int af_cli_verify_exec(int argc, char **argv) {
+  (void)argc;
+  (void)argv;
+  static const char prog[] = "attnflow-verify";
+  char self[4096], here[4096 + sizeof prog];
+  const char *tried[2];
+  int ntried = 0;
+  ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (k > 0) {
+    self[k] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash != NULL) {
+      slash[1] = '\0';
+      snprintf(here, sizeof here, "%s%s", self, prog);
+      tried[ntried++] = here;
+    }
+  }
+#ifdef AF_PKGLIBEXECDIR
+  tried[ntried++] = AF_PKGLIBEXECDIR "/attnflow-verify";
+#endif
+  fflush(stdout);
+  int err = ENOENT;
+  for (int i = 0; i < ntried; i++) {
+    execv(tried[i], af_main_argv);
+    if (errno != ENOENT || err == ENOENT) err = errno;
+  }
+  af_cli_error("verify: cannot run %s%s%s: %s", ntried ? tried[0] : prog,
+               ntried > 1 ? " or " : "", ntried > 1 ? tried[1] : "",
+               strerror(err));
+  return AF_EXIT_FAIL;
+}
+#endif
 
 /* ------------------------------------------------------------ schemes */
 
