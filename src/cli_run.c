@@ -709,6 +709,12 @@ static int af_run_out_cb(FILE *f, void *vctx) {
   /* The run succeeded: provenance with its statistics, then the rows. */
   rc = af_prov_add_ulong(x->prov, "steps", x->stats.steps);
   if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", x->stats.nevals);
+  /* The library the level-3 products went through, if any (small cases
+   * compute them in-house and never load one). */
+  if (rc == AF_OK && !c->precision) {
+    const char *blas = af_blas_library();
+    rc = af_prov_add_str(x->prov, "blas", blas ? blas : "none (products in-house)");
+  }
   if (c->format == AF_FMT_CSV) {
     if (rc == AF_OK) rc = af_out_provenance_csv(f, x->prov);
     if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, c->nobs);
