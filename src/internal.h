@@ -40,6 +40,13 @@ struct af_work {
 /* Time that selects the piece of the field (weight set, Mix-LN side). */
 double af_work_piece_time(const af_work *w, double t);
 
+/* sc->rates for rows j < n: s[j], rho[j] from t, r[j], c[j], a[j], alpha
+ * and tau, the same values as one call per row (scheme.c). */
+void af_scheme_rates_rows(const af_scheme *sc, double *s, double *rho,
+                          size_t n, double t, const double *r,
+                          const double *c, const double *a, double alpha,
+                          double tau);
+
 /* Weight set in force at time t (NULL pointers mean identity). */
 void af_weights_at(const double **Q, const double **K, const double **V,
                    const af_weights *w, double t);
@@ -51,14 +58,39 @@ int af_work_directions(af_work *w, const double *y);
 /* y[i] = exp(x[i]) for i < len (y may equal x); plain double arithmetic,
  * vectorizable, the same bits on every machine (see attention.c). */
 void af_exp_block(double *y, const double *x, size_t len);
-/* Vector width of af_exp_block: force = 0 (2 lanes, SSE2), 1 (4 lanes,
- * AVX2, if the build has it) or -1 (keep; detect the CPU on first use).
- * Returns the one in use.  Both give the same bits. */
+/* Vector width of af_exp_block and of the kernel's small path: force = 0
+ * (2 lanes, SSE2), 1 (4 lanes, AVX2), 2 (8 lanes, AVX-512F) or -1 (keep;
+ * on first use, the widest the CPU runs).  A width the CPU or the build
+ * lacks falls back to the widest available.  Returns the one in use.  All
+ * give the same bits. */
 int af_exp_block_isa(int force);
 
 /* First breakpoint of the field in (t0, t1) -- Mix-LN's tau, or a
  * boundary between weight sets -- or t1 if there is none (integrate.c;
  * used by the double and the MPFR integrators). */
 double af_next_breakpoint(const af_model *m, double t0, double t1);
+
+/* The CBLAS functions the kernel calls, bound at the first call of
+ * af_blas() (blas.c): the library configure chose, loaded then, or GSL's
+ * reference CBLAS.  Thread-safe. */
+#include <gsl/gsl_cblas.h>
+typedef struct {
+  void (*dgemm)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, enum CBLAS_TRANSPOSE,
+                int, int, int, double, const double *, int, const double *,
+                int, double, double *, int);
+  void (*dsymm)(enum CBLAS_ORDER, enum CBLAS_SIDE, enum CBLAS_UPLO, int, int,
+                double, const double *, int, const double *, int, double,
+                double *, int);
+  void (*dsyrk)(enum CBLAS_ORDER, enum CBLAS_UPLO, enum CBLAS_TRANSPOSE, int,
+                int, double, const double *, int, double, double *, int);
+  void (*dtrmm)(enum CBLAS_ORDER, enum CBLAS_SIDE, enum CBLAS_UPLO,
+                enum CBLAS_TRANSPOSE, enum CBLAS_DIAG, int, int, double,
+                const double *, int, double *, int);
+  void (*dgemv)(enum CBLAS_ORDER, enum CBLAS_TRANSPOSE, int, int, double,
+                const double *, int, const double *, int, double, double *,
+                int);
+  const char *name; /* the library file, or GSL's CBLAS */
+} af_blas_fns;
+const af_blas_fns *af_blas(void);
 
 #endif

@@ -76,6 +76,44 @@ static const af_scheme af_schemes[AF_SCHEME_COUNT] = {
    "sqrt(t + 1)", "0"},
 };
 
+/* The rates of every row in one call: the table's functions called
+ * directly (inlined, so the loops over rows run without an indirect call
+ * per token and vectorize where the formula allows), the same operations
+ * as one call per row. */
+#define RATES_ROWS(F)                                                        \
+  for (size_t j = 0; j < n; j++)                                             \
+    F(s + j, rho + j, t, r[j], c[j], a[j], alpha, tau)
+
+void af_scheme_rates_rows(const af_scheme *sc, double *s, double *rho,
+                          size_t n, double t, const double *r,
+                          const double *c, const double *a, double alpha,
+                          double tau)
+{
+  switch (sc->id) {
+  case AF_POST_LN:
+    RATES_ROWS(rates_post);
+    break;
+  case AF_PRE_LN:
+    RATES_ROWS(rates_pre);
+    break;
+  case AF_MIX_LN:
+    RATES_ROWS(rates_mix);
+    break;
+  case AF_PERI_LN:
+    RATES_ROWS(rates_peri);
+    break;
+  case AF_NGPT:
+    RATES_ROWS(rates_ngpt);
+    break;
+  case AF_LN_SCALING:
+    RATES_ROWS(rates_lnscaling);
+    break;
+  default:
+    RATES_ROWS(sc->rates);
+    break;
+  }
+}
+
 const af_scheme *af_scheme_get(af_scheme_id id)
 {
   if ((int) id < 0 || id >= AF_SCHEME_COUNT)

@@ -323,7 +323,7 @@ static void random_orthogonal(double *R, size_t d, gsl_rng *rng)
 /* The vector exp of the BLAS kernel: within 1 ulp of exp (checked against
  * expl, 64-bit mantissa, whose own error is ~2^-11 ulp of a double) on a
  * dense grid of the arguments the kernel meets (beta (S - 1) <= 0) and
- * beyond; the 2- and 4-lane versions give the same bits; arguments outside
+ * beyond; the 2-, 4- and 8-lane versions give the same bits; arguments outside
  * [-708, 708], infinities and NaN follow libm. */
 START_TEST(test_vector_exp)
 {
@@ -350,14 +350,24 @@ START_TEST(test_vector_exp)
       worst = err;
   }
   ck_assert_msg(worst <= 1.0, "vector exp: %.3f ulp", worst);
-  /* the 2-lane version gives the same bits (when 4 lanes were chosen:
-   * forcing AVX2 on a machine without it would fault) */
-  if (isa == 1) {
-    af_exp_block_isa(0);
+  /* Every width the CPU runs (0: 2 lanes, 1: 4 lanes AVX2, 2: 8 lanes
+   * AVX-512F) gives the same bits; forcing a width the CPU lacks falls
+   * back to the widest one it has instead of faulting. */
+  for (int f = 0; f <= 2; f++) {
+    int got = af_exp_block_isa(f);
+    ck_assert_int_le(got, f);
+    if (got != f) {
+      printf("test_vector_exp: %d lanes not supported here (fell back to "
+             "%d lanes): not compared\n", 2 << f, 2 << got);
+      continue;
+    }
     af_exp_block(y2, x, N);
-    af_exp_block_isa(1);
-    ck_assert(memcmp(y, y2, N * sizeof *y) == 0);
+    ck_assert_msg(memcmp(y, y2, N * sizeof *y) == 0,
+                  "%d-lane exp differs from the default width", 2 << f);
   }
+  ck_assert_int_le(af_exp_block_isa(7), 2); /* out of range: the widest */
+  af_exp_block_isa(isa);
+  ck_assert_int_eq(af_exp_block_isa(-1), isa);
   /* specials, in place (y may equal x), odd length */
   double sp[5] = {NAN, -INFINITY, INFINITY, 0.0, -1000.0};
   af_exp_block(sp, sp, 5);
@@ -366,6 +376,164 @@ START_TEST(test_vector_exp)
   free(x);
   free(y);
   free(y2);
+}
+END_TEST
+
+/* The BLAS kernel with Q = K = I below its size threshold (n^2 d <=
+ * 16384 in attention.c) forms the scores and the products with plain
+ * loops instead of dsyrk/dsymm/dtrmm.  Sizes on both sides of the
+ * threshold, three attention kinds, V = I and a general V: the BLAS-kernel
+ * dy is within the bound (T1) of the long-double reference, and within
+ * twice that bound of the direct kernel (each is within (T1) of the
+ * reference).  Both paths keep every sum in a fixed order with the same
+ * IEEE operations per vector lane, so dy is also the same bits for every
+ * exp/vector width the CPU runs. */
+/* The row passes take the roots of the sums of squares across rows and
+ * fall back to norm2's rescaling, row by row, where a sum leaves the safe
+ * range: tokens scaled by 1e-170 (the sum underflows) and 1e160 (it
+ * overflows) among ordinary ones.  Post-LN's field scales with |x_j|, so
+ * dy_j of the scaled state is the scale times dy_j of the unscaled one, up
+ * to the rounding of the directions; and the same bits for every width. */
+START_TEST(test_rows_scaled)
+{
+  static const double scale[] = {1e-170, 1e160, 1.0, 3.7, 1e-300, 1e300};
+  const size_t ns = sizeof scale / sizeof scale[0];
+  int isa0 = af_exp_block_isa(-1);
+  for (size_t d = 2; d <= 5; d++) {
+    size_t n = 19;
+    double *y = state_new(n, d), *ys = state_new(n, d), *dy = state_new(n, d),
+           *dys = state_new(n, d), *dyw = state_new(n, d);
+    aft_random_state(y, n, d, aft_seed(91) + d);
+    memcpy(ys, y, af_state_size(n, d) * sizeof(double));
+    for (size_t j = 0; j < n; j++)
+      for (size_t i = 0; i < d; i++)
+        ys[j * d + i] *= scale[j % ns];
+    for (int k = 0; k < AF_KERNEL_COUNT; k++) {
+      af_work *w = work_new(n, d, (af_kernel) k);
+      af_model m;
+      af_model_init(&m, n, d, 2.0, AF_POST_LN);
+      AFT_OK(af_rhs(dy, 0.3, y, &m, w));
+      AFT_OK(af_rhs(dys, 0.3, ys, &m, w));
+      for (size_t j = 0; j < n; j++)
+        for (size_t i = 0; i < d; i++) {
+          double want = scale[j % ns] * dy[j * d + i];
+          ck_assert_msg(fabs(dys[j * d + i] - want)
+                            <= 1e-13 * scale[j % ns],
+                        "d=%zu kernel %d row %zu: %g against %g", d, k, j,
+                        dys[j * d + i], want);
+        }
+      for (int f = 0; f <= 2; f++) {
+        if (af_exp_block_isa(f) != f)
+          continue;
+        AFT_OK(af_rhs(dyw, 0.3, ys, &m, w));
+        ck_assert_msg(memcmp(dyw, dys, af_state_size(n, d) * sizeof(double))
+                          == 0,
+                      "d=%zu kernel %d: dy differs with %d lanes", d, k,
+                      2 << f);
+      }
+      /* af_attention after an af_rhs on another state (whose small path
+       * may keep P transposed in the work): P of ys row by row, and
+       * Post-LN's dy_j = P_j |x_j|. */
+      double *y3 = state_new(n, d), *P = state_new(n, d);
+      aft_random_state(y3, n, d, aft_seed(92) + d);
+      AFT_OK(af_rhs(dyw, 0.3, y3, &m, w));
+      AFT_OK(af_attention(NULL, P, NULL, NULL, 0.3, ys, &m, w));
+      for (size_t j = 0; j < n; j++) {
+        long double q = 0;
+        for (size_t i = 0; i < d; i++)
+          q += (long double) y[j * d + i] * y[j * d + i];
+        double nx = (double) (sqrtl(q) * scale[j % ns]);
+        for (size_t i = 0; i < d; i++)
+          ck_assert_msg(fabs(P[j * d + i] * nx - dys[j * d + i])
+                            <= 1e-13 * scale[j % ns],
+                        "d=%zu kernel %d row %zu: P after af_rhs", d, k, j);
+      }
+      free(y3);
+      free(P);
+      af_exp_block_isa(isa0);
+      af_work_free(w);
+    }
+    free(y);
+    free(ys);
+    free(dy);
+    free(dys);
+    free(dyw);
+  }
+}
+END_TEST
+
+START_TEST(test_small_path)
+{
+  static const size_t sizes[][2] = {{1, 3},  {2, 3},   {31, 3},  {32, 3},
+                                    {73, 3}, {74, 3},  {32, 2},  {90, 2},
+                                    {91, 2}, {32, 16}, {33, 16}, {128, 1},
+                                    {129, 1}};
+  static const double betas[] = {1.0, 4.0};
+  unsigned long seed = aft_seed(777);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(rng);
+  gsl_rng_set(rng, seed);
+  int isa0 = af_exp_block_isa(-1);
+  for (size_t is = 0; is < sizeof sizes / sizeof sizes[0]; is++) {
+    size_t n = sizes[is][0], d = sizes[is][1];
+    double *y = state_new(n, d), *dyb = state_new(n, d),
+           *dyd = state_new(n, d), *dyw = state_new(n, d);
+    ref_t *R = ref_new(n, d);
+    af_work *wb = work_new(n, d, AF_KERNEL_BLAS),
+            *wd = work_new(n, d, AF_KERNEL_DIRECT);
+    aft_random_state(y, n, d, seed + 13 * is);
+    for (int withv = 0; withv < 2; withv++) {
+      af_weights *wts = NULL;
+      if (withv) { /* Q = K = I (NULL), V Gaussian with entries N(0, 1/d) */
+        wts = af_weights_alloc(d, 1, 1.0);
+        ck_assert_ptr_nonnull(wts);
+        wts->V[0] = malloc(d * d * sizeof(double));
+        ck_assert_ptr_nonnull(wts->V[0]);
+        for (size_t i = 0; i < d * d; i++)
+          wts->V[0][i] = gsl_ran_gaussian(rng, 1.0 / sqrt((double) d));
+      }
+      for (size_t ib = 0; ib < sizeof betas / sizeof betas[0]; ib++)
+        for (int at = 0; at < AF_ATTN_COUNT; at++) {
+          af_model m;
+          af_model_init(&m, n, d, betas[ib], AF_POST_LN);
+          m.attn = (af_attn_kind) at;
+          m.w = wts;
+          char what[160];
+          snprintf(what, sizeof what, "n=%zu d=%zu beta=%g %s V%s", n, d,
+                   betas[ib], aname[at], withv ? "=random" : "=I");
+          ref_eval(R, 0.5, y, &m);
+          AFT_OK(af_rhs(dyb, 0.5, y, &m, wb));
+          AFT_OK(af_rhs(dyd, 0.5, y, &m, wd));
+          ck_assert_msg(dy_matches(what, dyb, R, y, &m, 1.0), "%s", what);
+          for (size_t j = 0; j < n; j++) {
+            long double tmp[16];
+            for (size_t i = 0; i < d; i++)
+              tmp[i] = dyd[j * d + i];
+            ck_assert_msg(vec_close(what, dyb + j * d, tmp, d,
+                                    2 * tol_dth(R, j, y)),
+                          "blas vs direct %s", what);
+          }
+          for (int f = 0; f <= 2; f++) {
+            if (af_exp_block_isa(f) != f)
+              continue; /* width not run by this CPU */
+            AFT_OK(af_rhs(dyw, 0.5, y, &m, wb));
+            ck_assert_msg(memcmp(dyw, dyb, af_state_size(n, d) *
+                                                sizeof(double)) == 0,
+                          "%s: dy differs with %d lanes", what, 2 << f);
+          }
+          af_exp_block_isa(isa0);
+        }
+      af_weights_free(wts);
+    }
+    af_work_free(wb);
+    af_work_free(wd);
+    ref_free(R);
+    free(y);
+    free(dyb);
+    free(dyd);
+    free(dyw);
+  }
+  gsl_rng_free(rng);
 }
 END_TEST
 
@@ -1904,6 +2072,8 @@ static Suite *rhs_suite(void)
   tcase_add_test(tc, test_near_coincident);
   tcase_add_test(tc, test_huge_beta);
   tcase_add_test(tc, test_vector_exp);
+  tcase_add_test(tc, test_small_path);
+  tcase_add_test(tc, test_rows_scaled);
   tcase_add_test(tc, test_huge_beta_negative_scores);
   tcase_add_test(tc, test_value_scale_invariance);
   suite_add_tcase(s, tc);
