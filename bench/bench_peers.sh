@@ -15,8 +15,14 @@
 #      cross-checked by SciPy DOP853 at the same tolerances;
 #   4. timed (minimum over repetitions, one thread each):
 #        attnflow  the whole 'attnflow run' process (fork, exec, loading,
-#                  reading the start, integrating, writing the final state),
-#                  and af_integrate alone in process (bench/bench_integrate)
+#                  reading the start, integrating, writing the observables
+#                  to /dev/null), and af_integrate alone in process
+#                  (bench/bench_integrate).  The final state whose error is
+#                  reported comes from one more, untimed run of the same
+#                  command with --save-state (the integration is
+#                  deterministic: the same bits); the whole process with
+#                  --save-state (a file written atomically: temporary file,
+#                  fsync, rename) is timed on its own row
 #        DOP853, RK45  solve_ivp alone (import and file reading excluded)
 #        euler     the public h = 0.1 Euler-plus-renormalize loop alone
 #      with the error of each final state against the reference
@@ -65,12 +71,14 @@ afrun() { # n d rtol atol out [extra...]
     --out /dev/null --save-state "$out" "$@"
 }
 
-aftime() { # n d rtol atol -> "time=... cpu=... err=..."
+aftime() { # n d rtol atol [extra...] -> "time=... cpu=... err=..."
   afrun "$1" "$2" "$3" "$4" "$W/af.csv"
   e=$(get err "$($PEER err --state "$W/af.csv" --ref "$W/ref.csv")")
+  n=$1 d=$2 rt=$3 at=$4
+  shift 4
   tm=$($PEER time-cmd --reps "$REPS_PROC" -- "$AF" run --scheme post-ln \
-    --n "$1" --d "$2" --beta "$BETA" --init "file:$W/init.csv" --t-end "$T" \
-    --rtol "$3" --atol "$4" --out /dev/null --save-state "$W/af2.csv")
+    --n "$n" --d "$d" --beta "$BETA" --init "file:$W/init.csv" --t-end "$T" \
+    --rtol "$rt" --atol "$at" --out /dev/null "$@")
   echo "$tm err=$e"
 }
 
@@ -122,6 +130,8 @@ for c in $CASES; do
   afw=$(get time "$af")
   afc=$(get cpu "$af")
   echo "| $n | $d | attnflow run (whole process) | rk8pd rtol $RTOL | $afw | $afc | $(get err "$af") | 1 | 1 |"
+  afs=$(aftime "$n" "$d" "$RTOL" "$ATOL" --save-state "$W/af2.csv")
+  echo "| $n | $d | the same with --save-state (fsync'd file) | rk8pd rtol $RTOL | $(get time "$afs") | $(get cpu "$afs") | (same) | - | - |"
   li=$("$INTEG" "$n" "$d" "$BETA" "$W/init.csv" "$T" "$RTOL" "$ATOL" "$REPS_PROC")
   lic=$(get cpu "$li")
   echo "| $n | $d | attnflow library: af_integrate in process | rk8pd rtol $RTOL, $(get nevals "$li") evals | - | $lic | (same) | - | - |"

@@ -368,5 +368,92 @@ else
   skip "output in a read-only directory" "running as root without setpriv"
 fi
 
+# ------------------------------------------------------------ special targets
+# Only regular files are replaced through a temporary file and rename(2):
+# /dev/null must stay a device, a named pipe a pipe (and get the rows),
+# and a symbolic link a link to the new file.
+"$AF" $BASE --out /dev/null --save-state "$tmp/dn-state.csv" 2>"$tmp/stderr"
+st=$?
+if [ $st -eq 0 ] && [ -c /dev/null ]; then
+  ok "--out /dev/null writes to the device"
+else
+  notok "--out /dev/null" "exit $st; /dev/null is now: $(ls -l /dev/null)"
+fi
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+  cat "$tmp/fifo" >"$tmp/fifo.out" &
+  reader=$!
+  "$AF" $BASE --out "$tmp/fifo" 2>"$tmp/stderr"
+  st=$?
+  wait $reader
+  if [ $st -eq 0 ] && [ -p "$tmp/fifo" ] && [ "$(rows "$tmp/fifo.out" | wc -l)" -gt 0 ]; then
+    ok "--out to a named pipe ($(rows "$tmp/fifo.out" | wc -l) rows through it)"
+  else
+    notok "--out to a named pipe" "exit $st, pipe kept: $([ -p "$tmp/fifo" ] && echo yes || echo no)"
+  fi
+else
+  skip "--out to a named pipe" "mkfifo failed"
+fi
+: >"$tmp/target.csv"
+ln -s target.csv "$tmp/link.csv"
+"$AF" $BASE --out "$tmp/link.csv" 2>"$tmp/stderr"
+st=$?
+if [ $st -eq 0 ] && [ -L "$tmp/link.csv" ] && [ "$(rows "$tmp/target.csv" | wc -l)" -gt 0 ]; then
+  ok "--out through a symbolic link replaces the file it names"
+else
+  notok "--out through a symbolic link" "exit $st; $(ls -l "$tmp/link.csv" "$tmp/target.csv" | tr '\n' '|')"
+fi
+
+# ------------------------------------------------------------ BLAS, verify
+# The level-3 products: AF_BLAS="" and an unloadable AF_BLAS both fall back
+# to GSL's CBLAS (the same bits), the provenance names the library, and the
+# default library agrees with GSL's to the rounding of the products
+# (relative 1e-12 on O(1) coordinates after a few steps: n d eps ~ 4e-12 is
+# the bound for one product, and the steps add a few of them).
+BIG="run --scheme post-ln --n 256 --d 64 --beta 1 --t-end 0.05 --seed 3"
+AF_BLAS= "$AF" $BIG --out "$tmp/bl1.csv" --save-state "$tmp/bs1.csv" 2>"$tmp/stderr" &&
+  AF_BLAS=/nonexistent/libnoblas.so "$AF" $BIG --out "$tmp/bl2.csv" --save-state "$tmp/bs2.csv" 2>>"$tmp/stderr" &&
+  "$AF" $BIG --out "$tmp/bl3.csv" --save-state "$tmp/bs3.csv" 2>>"$tmp/stderr"
+st=$?
+if [ $st -ne 0 ]; then
+  notok "AF_BLAS choices" "exit $st ($(head -n 1 "$tmp/stderr"))"
+elif [ "$(grep -v '^#' "$tmp/bs1.csv")" != "$(grep -v '^#' "$tmp/bs2.csv")" ]; then
+  notok "AF_BLAS unloadable" "differs from AF_BLAS=\"\" (both should be GSL's CBLAS)"
+elif ! grep -q '^# blas: GSL CBLAS' "$tmp/bl1.csv" || ! grep -q '^# blas: GSL CBLAS' "$tmp/bl2.csv"; then
+  notok "AF_BLAS provenance" "$(grep '^# blas' "$tmp/bl1.csv" "$tmp/bl2.csv" | tr '\n' '|')"
+else
+  dev=$(paste -d, "$tmp/bs1.csv" "$tmp/bs3.csv" | grep -v '^#' | awk -F, '
+    { h = NF / 2; for (i = 1; i <= h; i++) { e = $i - $(i + h); if (e < 0) e = -e; if (e > m) m = e } }
+    END { printf "%.3g", m + 0 }')
+  if awk -v m="$dev" 'BEGIN { exit !(m <= 1e-12) }'; then
+    ok "AF_BLAS: GSL CBLAS bitwise for \"\" and unloadable; default ($(sed -n 's/^# blas: //p' "$tmp/bl3.csv")) within $dev"
+  else
+    notok "AF_BLAS default vs GSL CBLAS" "max difference $dev > 1e-12"
+  fi
+fi
+AF_BLAS=/nonexistent "$AF" $BASE --out "$tmp/small.csv" 2>"$tmp/stderr"
+if grep -q '^# blas: none' "$tmp/small.csv"; then
+  ok "a small run loads no BLAS ($(sed -n 's/^# blas: //p' "$tmp/small.csv"))"
+else
+  notok "a small run loads no BLAS" "$(grep '^# blas' "$tmp/small.csv")"
+fi
+
+# 'attnflow verify' runs attnflow-verify from the same directory; a copy of
+# attnflow alone (in an empty directory) says which program it looked for.
+cp "$AF" "$tmp/attnflow-alone"
+"$tmp/attnflow-alone" verify --help >"$tmp/stdout" 2>"$tmp/stderr"
+st=$?
+if [ -x "$top_builddir/attnflow-verify" ] && "$AF" verify --help 2>/dev/null | grep -q '^Usage: attnflow verify'; then
+  ok "attnflow verify runs attnflow-verify"
+else
+  notok "attnflow verify runs attnflow-verify" "no usage from '$AF verify --help'"
+fi
+if [ $st -ne 0 ] && grep -q 'attnflow-verify' "$tmp/stderr"; then
+  ok "attnflow without attnflow-verify (exit $st: $(head -n 1 "$tmp/stderr"))"
+elif [ $st -ne 0 ]; then
+  notok "attnflow without attnflow-verify" "exit $st without naming the program: $(head -n 1 "$tmp/stderr")"
+else
+  skip "attnflow without attnflow-verify" "an installed attnflow-verify was found"
+fi
+
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
