@@ -302,6 +302,7 @@ typedef enum {
   AF_METHOD_RKCK,
   AF_METHOD_MSADAMS,
   AF_METHOD_LAYERS, /* the discrete maps S7, step h */
+  AF_METHOD_VERN9,  /* Verner's efficient 9(8) pair (src/rkv98.c) */
   AF_METHOD_COUNT
 } af_method;
 

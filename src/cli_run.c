@@ -103,7 +103,8 @@ static void af_run_help(void) {
       "  --t-end T       final time (>= 0, default 10)\n"
       "  --times LIST    output times t1,t2,... (>= 0, non-decreasing; default 0,T;\n"
       "                  the start is always t = 0)\n"
-      "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers (default rk8pd);\n"
+      "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers|vern9 (default rk8pd;\n"
+      "                  vern9: Verner's 9(8) pair, 16 stages);\n"
       "                  with --precision: mp-gauss|mp-gbs (default mp-gauss)\n"
       "  --h H           step of rk4 and layers, initial step otherwise (default 0.01;\n"
       "                  also the time of one Kaiming weight set)\n"
@@ -500,7 +501,7 @@ static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   /* Integrator. */
   if (a[O_METHOD] && af_method_lookup(&c->integ.method, a[O_METHOD]) != AF_OK) {
     af_cli_error("--method: unknown method '%s' (rk8pd, rkf45, rk4, rkck, "
-                 "msadams, layers)",
+                 "msadams, layers, vern9)",
                  a[O_METHOD]);
     return AF_EXIT_USAGE;
   }

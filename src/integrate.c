@@ -3,7 +3,8 @@
  * Continuous methods use GSL's gsl_odeiv2 driver (Galassi et al., GSL
  * Reference Manual, "Ordinary Differential Equations"): rk8pd
  * (Prince-Dormand 8(9)), rkf45, rkck (Cash-Karp 4(5)), rk4 (classical,
- * fixed step) and msadams (variable-order Adams, orders 1-12), with the
+ * fixed step), msadams (variable-order Adams, orders 1-12) and vern9
+ * (Verner's 9(8) pair, src/rkv98.c, a step type of our own), with the
  * standard control |err_i| <= atol + rtol |y_i|.  The discrete layer maps
  * of spec S7 are the fixed-step method "layers".
  *
@@ -34,6 +35,7 @@ static const struct {
 } af_methods[AF_METHOD_COUNT] = {
   {"rk8pd", 8, 0}, {"rkf45", 5, 0}, {"rk4", 4, 1},
   {"rkck", 5, 0},  {"msadams", 0, 0}, {"layers", 1, 1},
+  {"vern9", 9, 0},
 };
 
 const char *af_method_name(af_method m)
@@ -92,6 +94,7 @@ static const gsl_odeiv2_step_type *gsl_type(af_method m)
   case AF_METHOD_RK4: return gsl_odeiv2_step_rk4;
   case AF_METHOD_RKCK: return gsl_odeiv2_step_rkck;
   case AF_METHOD_MSADAMS: return gsl_odeiv2_step_msadams;
+  case AF_METHOD_VERN9: return af_step_vern9;
   default: return NULL;
   }
 }

@@ -70,6 +70,11 @@ int af_exp_block_isa(int force);
  * used by the double and the MPFR integrators). */
 double af_next_breakpoint(const af_model *m, double t0, double t1);
 
+/* Verner's efficient 9(8) Runge-Kutta pair as a GSL step type (rkv98.c;
+ * method "vern9"). */
+#include <gsl/gsl_odeiv2.h>
+extern const gsl_odeiv2_step_type *af_step_vern9;
+
 /* The CBLAS functions the kernel calls, bound at the first call of
  * af_blas() (blas.c): the library configure chose, loaded then, or GSL's
  * reference CBLAS.  Thread-safe. */

@@ -25,6 +25,9 @@
  * the 5th-order Cash-Karp weights (c1 = 37/378; rkck_order() returns 5);
  * rk4 takes each step h as two classical RK4 half steps (step doubling
  * for its error estimate), order 4.  The layer maps are first order (S7).
+ * vern9 (src/rkv98.c) propagates Verner's 9th-order solution; its order
+ * and that of its error estimate are measured on the Jacobi elliptic
+ * system in test_vern9_order.
  */
 #include <float.h>
 #include <math.h>
@@ -32,7 +35,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_odeiv2.h>
+#include <gsl/gsl_sf_elljac.h>
+
 #include "aftest.h"
+#include "internal.h"
 
 #define EPS DBL_EPSILON
 
@@ -246,6 +254,7 @@ static int propagated_order(af_method meth)
   case AF_METHOD_RK4: return 4;
   case AF_METHOD_RKCK: return 5;
   case AF_METHOD_LAYERS: return 1;
+  case AF_METHOD_VERN9: return 9;
   default: return 0;
   }
 }
@@ -1177,6 +1186,148 @@ START_TEST(test_reproducible)
 }
 END_TEST
 
+/* ------------------------------------------------------------ vern9 */
+
+/* The Jacobi elliptic functions solve y1' = y2 y3, y2' = -y1 y3,
+ * y3' = -m y1 y2 with (sn, cn, dn)(t | m): a nonlinear system with an
+ * exact solution (GSL's gsl_sf_elljac_e, accurate to a few eps), so the
+ * order of the stepper is measured without a numerical reference. */
+static const double JAC_M = 0.5;
+
+static int jacobi_field(double t, const double y[], double dydt[], void *params)
+{
+  (void) t;
+  (void) params;
+  dydt[0] = y[1] * y[2];
+  dydt[1] = -y[0] * y[2];
+  dydt[2] = -JAC_M * y[0] * y[1];
+  return GSL_SUCCESS;
+}
+
+static void jacobi_exact(double t, double y[3])
+{
+  ck_assert_int_eq(gsl_sf_elljac_e(t, JAC_M, &y[0], &y[1], &y[2]), GSL_SUCCESS);
+}
+
+/* Fixed-step vern9 over [t0, t0 + T] in N steps; the error is the maximum
+ * over the four checkpoints t0 + k T/4 (one checkpoint alone can sit near
+ * a zero of the global error's leading term and fake a higher order). */
+static double jacobi_global_error(double t0, double T, unsigned long N)
+{
+  gsl_odeiv2_system sys = {jacobi_field, NULL, 3, NULL};
+  gsl_odeiv2_step *s = gsl_odeiv2_step_alloc(af_step_vern9, 3);
+  ck_assert_ptr_nonnull(s);
+  double y[3], yerr[3], ye[3], h = T / (double) N, e = 0;
+  jacobi_exact(t0, y);
+  for (unsigned long i = 0; i < N; i++) {
+    ck_assert_int_eq(gsl_odeiv2_step_apply(s, t0 + (double) i * h, h, y, yerr, NULL, NULL, &sys),
+                     GSL_SUCCESS);
+    if ((i + 1) % (N / 4) == 0) {
+      jacobi_exact(t0 + (double) (i + 1) * h, ye);
+      for (int c = 0; c < 3; c++)
+        e = fmax(e, fabs(y[c] - ye[c]));
+    }
+  }
+  gsl_odeiv2_step_free(s);
+  return e;
+}
+
+/* One step of size h from the exact y(t0): max |yerr|, the embedded
+ * estimate (8th- minus 9th-order solution, local size O(h^9)). */
+static double jacobi_estimate(double t0, double h)
+{
+  gsl_odeiv2_system sys = {jacobi_field, NULL, 3, NULL};
+  gsl_odeiv2_step *s = gsl_odeiv2_step_alloc(af_step_vern9, 3);
+  ck_assert_ptr_nonnull(s);
+  double y[3], yerr[3], dydt[3], f1[3];
+  jacobi_exact(t0, y);
+  ck_assert_int_eq(gsl_odeiv2_step_apply(s, t0, h, y, yerr, NULL, dydt, &sys), GSL_SUCCESS);
+  /* dydt_out is the field at the new point. */
+  jacobi_field(t0 + h, y, f1, NULL);
+  for (int c = 0; c < 3; c++)
+    ck_assert(dydt[c] == f1[c]);
+  gsl_odeiv2_step_free(s);
+  return fmax(fabs(yerr[0]), fmax(fabs(yerr[1]), fabs(yerr[2])));
+}
+
+/* Orders of vern9: global error ~ h^9 (two halvings, |p - 9| < 0.3) and
+ * embedded estimate like the local error of an 8th-order solution, h^9:
+ * measured pairwise 9.7, 8.1, 8.3, 8.1 for h = 1 .. 1/16 from t0 = 0.5
+ * (8.7 .. 9.3 from t0 = 1.3), so 7.5 < p < 10 at two halvings.  Over
+ * [0.5, 16.5] the global error runs from 2e-3 (N = 8) to the round-off
+ * level (~5e-15) by N = 128; pairwise orders at N = 8..24 are 10-13
+ * (the 10th-order term still weighs), so the halvings are N = 32 -> 64
+ * and 48 -> 96, errors 1.6e-9 .. 6.6e-14 (>= 300 eps).  The check is
+ * sensitive to the coupling coefficients: a_{13,7} off by a relative 1e-6
+ * gives global order 1.0 here, b_9 off by 1e-6 order 0.  (The autonomous
+ * system never reads the nodes c_i; a_{2,1} perturbed alone barely
+ * matters, since stage 2 only feeds stage 3.) */
+START_TEST(test_vern9_order)
+{
+  const double t0 = 0.5, T = 16.0;
+  const unsigned long pairs[2][2] = {{32, 64}, {48, 96}};
+  for (int k = 0; k < 2; k++) {
+    double ea = jacobi_global_error(t0, T, pairs[k][0]);
+    double eb = jacobi_global_error(t0, T, pairs[k][1]);
+    double p = log2(ea / eb);
+    fprintf(stderr, "vern9 Jacobi global N=%lu..%lu: %.3g -> %.3g, order %.3f\n", pairs[k][0],
+            pairs[k][1], ea, eb, p);
+    ck_assert_msg(eb > 100 * EPS, "vern9: error %.3g at the round-off level", eb);
+    ck_assert_msg(fabs(p - 9) < 0.3, "vern9: global order %.4f, expected 9 +- 0.3", p);
+  }
+  /* The estimate: steps 1/2, 1/4, 1/8 from t0 (5.6e-10 .. 6.4e-15; its
+   * own rounding is ~ h eps). */
+  double est[3];
+  for (int k = 0; k < 3; k++)
+    est[k] = jacobi_estimate(t0, ldexp(0.5, -k));
+  for (int k = 0; k < 2; k++) {
+    double p = log2(est[k] / est[k + 1]);
+    fprintf(stderr, "vern9 Jacobi estimate h=%g..%g: %.3g -> %.3g, order %.3f\n",
+            ldexp(0.5, -k), ldexp(0.5, -k - 1), est[k], est[k + 1], p);
+    ck_assert_msg(est[k + 1] > 10 * EPS, "vern9: estimate %.3g at the round-off level",
+                  est[k + 1]);
+    ck_assert_msg(p > 7.5 && p < 10, "vern9: estimate order %.4f, expected 7.5 .. 10", p);
+  }
+}
+END_TEST
+
+/* vern9 through af_integrate on the flow: adaptive runs meet the same
+ * error bound as the other adaptive methods (100 rtol * scale over T = 1),
+ * the error does not grow as rtol falls, and an accepted step costs its
+ * 16 evaluations (15 stages and the derivative at the new point, reused
+ * as the next first stage). */
+START_TEST(test_vern9_flow)
+{
+  af_scheme_id s = _i ? AF_PRE_LN : AF_POST_LN;
+  size_t k = ssize(NT, DT);
+  af_model m;
+  model_for(&m, NT, DT, s, AF_ATTN_SOFTMAX);
+  double *y0 = new_state(NT, DT), *yref = new_state(NT, DT), *y = new_state(NT, DT);
+  start_state(y0, NT, DT);
+  reference(yref, y0, &m, T_END);
+  double scale = fmax(1.0, max_abs(yref, k)), prev = INFINITY;
+  for (int i = 0; i < 4; i++) {
+    double rtol = pow(10.0, -6 - i);
+    af_integ_opts o;
+    opts(&o, AF_METHOD_VERN9, 0, 0);
+    o.rtol = rtol;
+    o.atol = rtol / 100;
+    af_integ_stats st;
+    AFT_OK(run(y, y0, 0, T_END, &m, &o, &st));
+    double err = max_diff(y, yref, k);
+    fprintf(stderr, "vern9 %-8s rtol %.0e: err %.3g, %lu steps, %lu evaluations\n",
+            scheme_name(s), rtol, err, st.steps, st.nevals);
+    ck_assert_msg(err <= 100 * rtol * scale, "vern9 rtol %g: error %.17g", rtol, err);
+    ck_assert_msg(err <= fmax(prev, floor_err(st.steps, scale)), "vern9: error grew as rtol fell");
+    prev = err;
+    ck_assert_uint_ge(st.nevals, 16 * st.steps);
+  }
+  free(y0);
+  free(yref);
+  free(y);
+}
+END_TEST
+
 static Suite *integrate_suite(void)
 {
   Suite *s = suite_create("integrate");
@@ -1190,6 +1341,8 @@ static Suite *integrate_suite(void)
   tcase_add_loop_test(tc, test_adaptive_proportional, 0, 8);
   tcase_add_loop_test(tc, test_order_weights_breakpoints, 0, 4);
   tcase_add_test(tc, test_breakpoint_steps);
+  tcase_add_test(tc, test_vern9_order);
+  tcase_add_loop_test(tc, test_vern9_flow, 0, 2);
   suite_add_tcase(s, tc);
   TCase *tm = tcase_create("pieces");
   tcase_add_loop_test(tm, test_mixln_switch, 0, 2);

@@ -419,7 +419,7 @@ END_TEST
 START_TEST(test_methods)
 {
   static const char *const names[AF_METHOD_COUNT] = {
-    "rk8pd", "rkf45", "rk4", "rkck", "msadams", "layers"};
+    "rk8pd", "rkf45", "rk4", "rkck", "msadams", "layers", "vern9"};
   for (int k = 0; k < AF_METHOD_COUNT; k++) {
     af_method m = (af_method) -1;
     ck_assert_str_eq(af_method_name((af_method) k), names[k]);
