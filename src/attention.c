@@ -9,7 +9,10 @@
  *    which carries an absolute rounding error ~ eps |A_j|: when tokens
  *    cluster to within delta, its relative error grows like eps/delta.
  *
- *  - AF_KERNEL_DIRECT: plain loops over pairs in a fixed order.  With V = I
+ *  - AF_KERNEL_DIRECT: plain loops over pairs in a fixed order, written once
+ *    in the kernel template mp_kernel_source.c (whose MPFR instance is the
+ *    multiple-precision field) and called here as its double instance,
+ *    af_work_direct_generic_d, on the arrays of af_work.  With V = I
  *    the exponent and the tangent part are formed from the differences
  *    D_jk = th_k - th_j of unit vectors:
  *        beta (<th_j, th_k> - 1) = -beta |D_jk|^2 / 2,
@@ -30,6 +33,7 @@
 #include <gsl/gsl_cblas.h>
 
 #include "internal.h"
+#include "mp_kernel.h"
 
 /* Every CBLAS call below goes through the table bound at first use
  * (blas.c), so that the optimized library is loaded only when a product
@@ -42,24 +46,9 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* Four partial sums combined as (s0 + s1) + (s2 + s3): a fixed order
- * (deterministic), the same first-order error bound as one running sum,
- * and four independent add chains instead of one latency-bound chain. */
-static inline __attribute__((always_inline)) double
-dot(const double *x, const double *y, size_t d)
-{
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-  size_t i = 0;
-  for (; i + 4 <= d; i += 4) {
-    s0 += x[i] * y[i];
-    s1 += x[i + 1] * y[i + 1];
-    s2 += x[i + 2] * y[i + 2];
-    s3 += x[i + 3] * y[i + 3];
-  }
-  for (; i < d; i++)
-    s0 += x[i] * y[i];
-  return (s0 + s1) + (s2 + s3);
-}
+/* dot(x, y, d): af_dot (internal.h), shared with the template's double
+ * instance that computes AF_KERNEL_DIRECT. */
+#define dot af_dot
 
 /* Euclidean norm without spurious overflow or underflow: the plain sum of
  * squares when it is safely inside the normal range (the usual case),
@@ -402,6 +391,11 @@ af_work *af_work_alloc(size_t n, size_t d)
     af_work_free(w);
     return NULL;
   }
+  w->direct = af_work_bind_generic_d(w);
+  if (w->direct == NULL) {
+    af_work_free(w);
+    return NULL;
+  }
   return w;
 }
 
@@ -409,6 +403,7 @@ void af_work_free(af_work *w)
 {
   if (w == NULL)
     return;
+  af_work_free_generic_d(w->direct);
   free(w->th);
   free(w->T);
   free(w->G);
@@ -693,43 +688,6 @@ static int weights_general(af_work *w, const af_model *m)
         return AF_EOVERFLOW;
       z = (double) n * e;
     }
-    w->Z[j] = z;
-  }
-  return AF_OK;
-}
-
-/* Identity Q, K: exponent beta (S_jk - 1) <= 0 (max at k = j), symmetric,
- * so exp is evaluated once per unordered pair (lower triangle), mirrored
- * unless the mask is causal. */
-static int weights_identity(af_work *w, const af_model *m)
-{
-  size_t n = w->n;
-  int causal = m->attn == AF_ATTN_CAUSAL;
-  double usa_z = 0;
-  if (m->attn == AF_ATTN_USA) {
-    double e = exp(-m->beta);
-    if (e == 0.0)
-      return AF_EOVERFLOW;
-    usa_z = (double) n * e;
-  }
-  for (size_t j = 0; j < n; j++) {
-    double *row = w->S + j * n;
-    for (size_t k = 0; k < j; k++) {
-      double e = exp(m->beta * (row[k] - 1.0));
-      row[k] = e;
-      w->S[k * n + j] = causal ? 0.0 : e;
-    }
-    row[j] = exp(m->beta * (row[j] - 1.0));
-  }
-  for (size_t j = 0; j < n; j++) {
-    if (m->attn == AF_ATTN_USA) {
-      w->Z[j] = usa_z;
-      continue;
-    }
-    const double *row = w->S + j * n;
-    double z = 0;
-    for (size_t k = 0; k < n; k++)
-      z += row[k];
     w->Z[j] = z;
   }
   return AF_OK;
@@ -1548,122 +1506,6 @@ static int attention_blas(af_work *w, const af_model *m, const double *Q,
   return AF_OK;
 }
 
-static int attention_direct(af_work *w, const af_model *m, const double *Q,
-                            const double *K, const double *V)
-{
-  size_t n = w->n, d = w->d;
-  int rc;
-  int ident = (Q == NULL && K == NULL);
-  /* Scores into S (exponents for the identity case). */
-  if (ident) {
-    for (size_t j = 0; j < n; j++) {
-      const double *tj = w->th + j * d;
-      w->S[j * n + j] = 1.0;
-      for (size_t k = 0; k < j; k++) {
-        const double *tk = w->th + k * d;
-        double q = 0;
-        for (size_t i = 0; i < d; i++) {
-          double diff = tk[i] - tj[i];
-          q += diff * diff;
-        }
-        /* 1 - |D|^2/2 = <th_j, th_k> for unit vectors, formed so that
-         * weights_identity's S - 1 is exactly -|D|^2/2. */
-        double s = 1.0 - 0.5 * q;
-        w->S[j * n + k] = s;
-        w->S[k * n + j] = s;
-      }
-    }
-    /* weights_identity computes exp(beta (S - 1)).  S = fl(1 - q/2) is
-     * within eps/2 of 1 - q/2 and S - 1 is then exact (Sterbenz, S in
-     * [1/2, 2] for pairs within 90 degrees), so each weight carries a
-     * relative error of at most beta eps / 2 + one rounding of exp. */
-    rc = weights_identity(w, m);
-  } else {
-    score_matrix(w, Q, K);
-    for (size_t j = 0; j < n; j++) {
-      const double *tj = w->th + j * d;
-      double *Tj = w->T + j * d;
-      for (size_t b = 0; b < d; b++) {
-        double s = 0;
-        for (size_t a = 0; a < d; a++)
-          s += tj[a] * w->dtmp[a * d + b];
-        Tj[b] = s;
-      }
-    }
-    for (size_t j = 0; j < n; j++)
-      for (size_t k = 0; k < n; k++)
-        w->S[j * n + k] = dot(w->T + j * d, w->th + k * d, d);
-    rc = weights_general(w, m);
-  }
-  if (rc != AF_OK)
-    return rc;
-  if (V != NULL) {
-    for (size_t k = 0; k < n; k++) {
-      double *Gk = w->G + k * d;
-      const double *tk = w->th + k * d;
-      for (size_t a = 0; a < d; a++)
-        Gk[a] = dot(V + a * d, tk, d);
-      w->gn[k] = sqrt(dot(Gk, Gk, d));
-    }
-  }
-  for (size_t j = 0; j < n; j++) {
-    const double *tj = w->th + j * d;
-    const double *row = w->S + j * n;
-    double *Aj = w->A + j * d, *Pj = w->P + j * d;
-    double iz = 1.0 / w->Z[j];
-    for (size_t i = 0; i < d; i++) {
-      Aj[i] = 0;
-      Pj[i] = 0;
-    }
-    double am = 0;
-    if (V == NULL) {
-      double radial = 0; /* sum_k w_jk |D_jk|^2 / 2 */
-      for (size_t k = 0; k < n; k++) {
-        double e = row[k];
-        if (e == 0.0)
-          continue;
-        const double *tk = w->th + k * d;
-        double q = 0;
-        for (size_t i = 0; i < d; i++) {
-          double diff = tk[i] - tj[i];
-          Pj[i] += e * diff;
-          Aj[i] += e * tk[i];
-          q += diff * diff;
-        }
-        radial += e * 0.5 * q;
-        am += e;
-      }
-      radial *= iz;
-      for (size_t i = 0; i < d; i++) {
-        Aj[i] *= iz;
-        Pj[i] = Pj[i] * iz + radial * tj[i];
-      }
-      /* c = sum_k w_jk <th_j, th_k> = sum_k w_jk - radial; sum_k w_jk = 1
-       * under softmax, e^beta-weighted under USA. */
-      w->c[j] = am * iz - radial;
-    } else {
-      for (size_t k = 0; k < n; k++) {
-        double e = row[k];
-        if (e == 0.0)
-          continue;
-        const double *Gk = w->G + k * d;
-        for (size_t i = 0; i < d; i++)
-          Aj[i] += e * Gk[i];
-        am += e * w->gn[k];
-      }
-      for (size_t i = 0; i < d; i++)
-        Aj[i] *= iz;
-      double c = dot(tj, Aj, d);
-      w->c[j] = c;
-      for (size_t i = 0; i < d; i++)
-        Pj[i] = Aj[i] - c * tj[i];
-    }
-    w->amag[j] = am * iz;
-    w->a[j] = norm2(Aj, d);
-  }
-  return AF_OK;
-}
-
 /* Fill w->A, w->P, w->c, w->a, w->amag for the directions of y.  With
  * soa != NULL (af_rhs, which reads P alone) the small path may leave A
  * unset and P transposed (d x n), and then sets *soa = 1; else *soa stays
@@ -1695,8 +1537,9 @@ static int attention_fill(af_work *w, double t, const double *y,
     faulty.beta *= 1.05;
     m = &faulty;
   }
-  rc = (w->kernel == AF_KERNEL_DIRECT) ? attention_direct(w, m, Q, K, V)
-                                       : attention_blas(w, m, Q, K, V, soa);
+  rc = (w->kernel == AF_KERNEL_DIRECT)
+           ? af_work_direct_generic_d(w->direct, m, Q, K, V)
+           : attention_blas(w, m, Q, K, V, soa);
   if (rc != AF_OK)
     return rc;
   w->nevals++;

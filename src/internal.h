@@ -29,6 +29,9 @@ struct af_work {
   double *xn;   /* n      |x_j| of the state (af_work_directions)     */
   double *Gx;   /* n x (d+2)  [V th_k, 1, |V th_k|]: BLAS value rows   */
   double *Ax;   /* n x (d+2)  E Gx: sums, normalizer, |A_j| scale      */
+  /* AF_KERNEL_DIRECT: the kernel template's double instance over the
+   * arrays above (mp_kernel.h, af_work_bind_generic_d). */
+  struct af_work_generic_d *direct;
   /* Piece of a piecewise-defined field being integrated (set by
    * af_integrate): Mix-LN's side of tau and the weight set in force are
    * chosen from the piece, not from t, so a stage evaluated exactly at a
@@ -36,6 +39,28 @@ struct af_work {
   int seg_set;
   double seg_lo, seg_hi;
 };
+
+/* sum_i x[i] y[i] as four partial sums combined as (s0 + s1) + (s2 + s3):
+ * a fixed order (deterministic), the same first-order error bound as one
+ * running sum, and four independent add chains instead of one
+ * latency-bound chain.  The one dot product of both double kernels
+ * (attention.c, and the template's double instance, mp_kernel_double.c),
+ * so that their sums agree bit for bit. */
+static inline __attribute__((always_inline)) double
+af_dot(const double *x, const double *y, size_t d)
+{
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t i = 0;
+  for (; i + 4 <= d; i += 4) {
+    s0 += x[i] * y[i];
+    s1 += x[i + 1] * y[i + 1];
+    s2 += x[i + 2] * y[i + 2];
+    s3 += x[i + 3] * y[i + 3];
+  }
+  for (; i < d; i++)
+    s0 += x[i] * y[i];
+  return (s0 + s1) + (s2 + s3);
+}
 
 /* Time that selects the piece of the field (weight set, Mix-LN side). */
 double af_work_piece_time(const af_work *w, double t);

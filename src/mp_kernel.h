@@ -20,4 +20,19 @@ int af_attention_generic_d(double *A, double *pt, double *c, double *a,
                            double t, const double *y, const af_model *m,
                            af_work_generic_d *w);
 
+/* AF_KERNEL_DIRECT of af_work (attention.c): a double work over the arrays
+ * of aw (th, T, G, S, A, P, c, a, Z, amag, gn, dtmp), which stay aw's;
+ * only the work itself is allocated.  Free it (before aw) with
+ * af_work_free_generic_d.  Only af_work_direct_generic_d may be called on
+ * it. */
+af_work_generic_d *af_work_bind_generic_d(af_work *aw);
+/* The attention of the unit directions in aw->th (filled by
+ * af_work_directions) with beta = m->beta (any fault already applied by
+ * the caller) and the weight set Q, K, V (NULL = identity): the weights in
+ * S and Z, and A, P, c, a, amag.  AF_OK, AF_ENONFINITE (non-finite score
+ * maximum) or AF_EOVERFLOW (USA normalizer); the caller checks a and c. */
+int af_work_direct_generic_d(af_work_generic_d *w, const af_model *m,
+                             const double *Q, const double *K,
+                             const double *V);
+
 #endif

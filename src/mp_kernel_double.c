@@ -1,7 +1,10 @@
 /* mp_kernel_double.c -- the kernel template mp_kernel_source.c compiled
- * for double (functions af_*_generic_d).  Bitwise equal to af_rhs with
- * AF_KERNEL_DIRECT (tests/test_mp.c), which checks the template's
- * arithmetic against the double kernel. */
+ * for double (functions af_*_generic_d).  Its attention part is the
+ * library's AF_KERNEL_DIRECT kernel (attention.c calls
+ * af_work_direct_generic_d on the arrays of its af_work); af_rhs_generic_d
+ * is bitwise equal to af_rhs with AF_KERNEL_DIRECT (tests/test_mp.c),
+ * which checks the template's directions, rates and field against
+ * attention.c's. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -49,5 +52,51 @@
 #define AF_ABS(r, a) ((r) = fabs(a))
 #define AF_ISNAN(a) isnan(a)
 #define AF_NORM2_UNSAFE(s) (!(isfinite(s) && (s) >= DBL_MIN / DBL_EPSILON))
+#define AF_LOCAL(name) double name
+#define AF_VAL(name, x) const double name = (x)
+/* attention.c's dot product (af_dot, inlined: the scores call it once per
+ * pair) and its product Q^T K by dgemm (score_matrix), so that the
+ * directions and norms of attention.c and the BLAS kernel's M agree with
+ * this instance bit for bit. */
+#define AF_DOT(r, x, y, d) ((r) = af_dot((x), (y), (d)))
+#define AF_DOT_D(r, v, x, d) ((r) = af_dot((v), (x), (d)))
+#define AF_DOT_FN static inline __attribute__((always_inline))
+#define AF_GEMM_QK(M, Q, K, d)                                                 \
+  af_blas()->dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int) (d),       \
+                   (int) (d), (int) (d), 1.0, (Q), (int) (d), (K), (int) (d), \
+                   0.0, (M), (int) (d))
 
 #include "mp_kernel_source.c"
+
+af_work_generic_d *af_work_bind_generic_d(af_work *aw)
+{
+  af_work_generic_d *w = calloc(1, sizeof *w);
+  if (w == NULL)
+    return NULL;
+  w->n = aw->n;
+  w->d = aw->d;
+  w->prec = 53;
+  w->borrowed = 1;
+  w->th = aw->th;
+  w->T = aw->T;
+  w->G = aw->G;
+  w->S = aw->S;
+  w->A = aw->A;
+  w->P = aw->P;
+  w->c = aw->c;
+  w->a = aw->a;
+  w->Z = aw->Z;
+  w->amag = aw->amag;
+  w->gn = aw->gn;
+  w->M = aw->dtmp;
+  /* s and rho stay NULL: only af_rhs_generic_d's rates use them. */
+  return w;
+}
+
+int af_work_direct_generic_d(af_work_generic_d *w, const af_model *m,
+                             const double *Q, const double *K,
+                             const double *V)
+{
+  w->beta = m->beta;
+  return af_attention_direct_generic_d(w, m, Q, K, V);
+}

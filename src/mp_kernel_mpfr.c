@@ -67,5 +67,7 @@ static void af_mp_pow_d(mpfr_ptr r, mpfr_srcptr a, double x)
 #define AF_ISNAN(a) mpfr_nan_p(a)
 /* MPFR's exponent range makes the plain sum of squares safe. */
 #define AF_NORM2_UNSAFE(s) 0
+#define AF_LOCAL(name) mpfr_ptr name = w->name
+#define AF_VAL(name, x) mpfr_srcptr name = (x)
 
 #include "mp_kernel_source.c"

@@ -8,14 +8,18 @@
  *
  * after the includer has defined the macros listed below.
  *
- * The kernel is a line-by-line transcription of attention_direct,
- * weights_identity, weights_general, rates_fill and af_rhs in
- * attention.c / scheme.c (spec M2, M3, M5, S0-S6), with every floating
- * operation in the same order, so that the double instance is bitwise
- * equal to af_rhs with AF_KERNEL_DIRECT (tests/test_mp.c asserts it) and
- * the MPFR instance at 53 bits differs only where libm's exp/pow are not
- * correctly rounded.  In particular, with V = I the tangent part is
- * formed from the differences D_jk = th_k - th_j (attention.c, header).
+ * The attention part (attention_direct below) IS the AF_KERNEL_DIRECT
+ * kernel of the library: attention.c calls the double instance on the
+ * arrays of its af_work (af_work_direct_generic_d, mp_kernel_double.c).
+ * The rest (directions, rates_fill, rhs) transcribes af_work_directions,
+ * rates_fill and af_rhs of attention.c / scheme.c (spec M2, M3, M5,
+ * S0-S6) with every floating operation in the same order, so that the
+ * double instance is bitwise equal to af_rhs with AF_KERNEL_DIRECT
+ * (tests/test_mp.c asserts it).  The MPFR instance at 53 bits differs
+ * where libm's exp/pow are not correctly rounded, and for d >= 4 by the
+ * order of its dot products (recursive; the double instance uses af_dot's
+ * four partial sums).  With V = I the tangent part is formed from the
+ * differences D_jk = th_k - th_j (attention.c, header).
  *
  * Macros required (r is an lvalue / mpfr_ptr, a, b sources, all rounded
  * to nearest; "D" operands are exact doubles, "UI" unsigned longs):
@@ -41,6 +45,25 @@
  *   AF_ABS(r,a) AF_ISNAN(a)
  *   AF_NORM2_UNSAFE(s)     1 if a sum of squares s may have over- or
  *                          underflowed (double: !(finite, >= DBL_MIN/eps))
+ *   AF_LOCAL(name)         declares the scalar temporary `name` of one
+ *                          function: double, a plain local (kept in a
+ *                          register: the work's fields could alias the
+ *                          arrays, which would force every temporary
+ *                          through memory); MPFR, a pointer to the work's
+ *                          initialized scalar w->name (no allocation)
+ *   AF_VAL(name, x)        declares `name`, read-only, as the value of x,
+ *                          an array element or a scalar of the work
+ *                          (double, a copy kept in a register; MPFR, a
+ *                          pointer to x)
+ *
+ * Optional (the default in brackets):
+ *   AF_DOT(r, x, y, d)     r = sum_i x[i] y[i] for scalar arrays
+ *                          [recursive summation from i = 0]
+ *   AF_DOT_D(r, v, x, d)   the same with v an array of doubles
+ *   AF_GEMM_QK(M, Q, K, d) M = Q^T K for two d x d double matrices (the
+ *                          double instance: dgemm, as the BLAS kernel)
+ *                          [sums over k = 0..d-1]
+ *   AF_DOT_FN              how the two dot helpers are declared [static]
  */
 
 /* Scalar temporaries of one evaluation, kept in the work so that an
@@ -73,6 +96,8 @@ struct AF_WORK {
   /* Piece of a piecewise field (see struct af_work in internal.h). */
   int seg_set;
   double seg_lo, seg_hi;
+  /* The arrays are the caller's (af_work_bind_generic_d): not freed. */
+  int borrowed;
 };
 
 static AF_T *AF_FN(vec_new)(size_t len, AF_PREC_T prec)
@@ -101,6 +126,10 @@ void AF_FN(work_free)(struct AF_WORK *w)
   if (w == NULL)
     return;
   size_t n = w->n, d = w->d, nd = n * d;
+  if (w->borrowed) {
+    free(w);
+    return;
+  }
   AF_FN(vec_del)(w->th, nd);
   AF_FN(vec_del)(w->T, nd);
   AF_FN(vec_del)(w->G, nd);
@@ -167,15 +196,43 @@ void AF_FN(work_set_piece)(struct AF_WORK *w, int set, double lo, double hi)
   w->seg_hi = hi;
 }
 
-/* r = sum_i x[i] y[i], recursive summation from i = 0 (attention.c dot). */
-static void AF_FN(dot)(struct AF_WORK *w, AF_T *r, AF_CONST AF_T *x,
-                       AF_CONST AF_T *y, size_t d)
+/* The double instance inlines the dot helpers: at small d a call per
+ * pair of the scores costs as much as the sum. */
+#ifndef AF_DOT_FN
+#define AF_DOT_FN static
+#endif
+
+/* r = sum_i x[i] y[i]: AF_DOT, else recursive summation from i = 0. */
+AF_DOT_FN void AF_FN(dot)(struct AF_WORK *w, AF_T *r, AF_CONST AF_T *x,
+                          AF_CONST AF_T *y, size_t d)
 {
+#ifdef AF_DOT
+  (void) w;
+  AF_DOT(*r, x, y, d);
+#else
   AF_SET_UI(*r, 0);
   for (size_t i = 0; i < d; i++) {
     AF_MUL(w->tmp2, x[i], y[i]);
     AF_ADD(*r, *r, w->tmp2);
   }
+#endif
+}
+
+/* r = sum_i v[i] x[i] for doubles v (exact in any instance): AF_DOT_D,
+ * else recursive summation from i = 0. */
+AF_DOT_FN void AF_FN(dot_d)(struct AF_WORK *w, AF_T *r, const double *v,
+                            AF_CONST AF_T *x, size_t d)
+{
+#ifdef AF_DOT_D
+  (void) w;
+  AF_DOT_D(*r, v, x, d);
+#else
+  AF_SET_UI(*r, 0);
+  for (size_t i = 0; i < d; i++) {
+    AF_MUL_D(w->tmp2, x[i], v[i]);
+    AF_ADD(*r, *r, w->tmp2);
+  }
+#endif
 }
 
 /* norm2 of attention.c: sqrt of the plain sum of squares when that is
@@ -244,8 +301,9 @@ static void AF_FN(score_matrix)(struct AF_WORK *w, const double *Q,
       for (size_t b = 0; b < d; b++)
         AF_SET_D(w->M[a * d + b], Q[b * d + a]);
   } else {
-    /* The double path uses dgemm here, whose summation order is the
-     * BLAS's own: the double instance may differ from it by rounding. */
+#ifdef AF_GEMM_QK
+    AF_GEMM_QK(w->M, Q, K, d);
+#else
     for (size_t a = 0; a < d; a++)
       for (size_t b = 0; b < d; b++) {
         AF_SET_UI(w->M[a * d + b], 0);
@@ -255,88 +313,109 @@ static void AF_FN(score_matrix)(struct AF_WORK *w, const double *Q,
           AF_ADD(w->M[a * d + b], w->M[a * d + b], w->tmp);
         }
       }
+#endif
   }
 }
 
-/* weights_general of attention.c. */
+/* Turn raw scores S_jk = <Q th_j, K th_k> (rows k > j ignored under the
+ * causal mask) into unnormalized weights E_jk and normalizers Z_j with
+ * w_jk = E_jk / Z_j.  Softmax and causal: E_jk = exp(beta (S_jk - m_j)),
+ * m_j the row maximum.  USA: w_jk = exp(beta S_jk) / n, written as
+ * E_jk = exp(beta (S_jk - m_j)), Z_j = n exp(-beta m_j).  (attention.c's
+ * weights_general, which the BLAS kernel uses, in the same order.) */
 static int AF_FN(weights_general)(struct AF_WORK *w, const af_model *m)
 {
   size_t n = w->n;
   int causal = m->attn == AF_ATTN_CAUSAL;
+  AF_LOCAL(mx);
+  AF_LOCAL(z);
+  AF_LOCAL(tmp);
+  AF_LOCAL(e);
+  AF_VAL(beta, w->beta);
   for (size_t j = 0; j < n; j++) {
     AF_T *row = w->S + j * n;
     size_t kend = causal ? j + 1 : n;
-    AF_SET_D(w->mx, -INFINITY);
+    AF_SET_D(mx, -INFINITY);
     for (size_t k = 0; k < kend; k++)
-      if (AF_CMP(row[k], w->mx) > 0)
-        AF_SET(w->mx, row[k]);
-    if (!AF_ISFINITE(w->mx))
+      if (AF_CMP(row[k], mx) > 0)
+        AF_SET(mx, row[k]);
+    if (!AF_ISFINITE(mx))
       return AF_ENONFINITE;
-    AF_SET_UI(w->z, 0);
+    AF_SET_UI(z, 0);
     for (size_t k = 0; k < kend; k++) {
-      AF_SUB(w->tmp, row[k], w->mx);
-      AF_MUL(w->tmp, w->beta, w->tmp);
-      AF_EXP(row[k], w->tmp);
-      AF_ADD(w->z, w->z, row[k]);
+      AF_SUB(tmp, row[k], mx);
+      AF_MUL(tmp, beta, tmp);
+      AF_EXP(row[k], tmp);
+      AF_ADD(z, z, row[k]);
     }
     for (size_t k = kend; k < n; k++)
       AF_SET_UI(row[k], 0);
     if (m->attn == AF_ATTN_USA) {
-      AF_NEG(w->tmp, w->beta);
-      AF_MUL(w->tmp, w->tmp, w->mx);
-      AF_EXP(w->e, w->tmp);
-      if (AF_ISZERO(w->e) || !AF_ISFINITE(w->e))
+      AF_NEG(tmp, beta);
+      AF_MUL(tmp, tmp, mx);
+      AF_EXP(e, tmp);
+      if (AF_ISZERO(e) || !AF_ISFINITE(e))
         return AF_EOVERFLOW;
-      AF_MUL_UI(w->z, w->e, n);
+      AF_MUL_UI(z, e, n);
     }
-    AF_SET(w->Z[j], w->z);
+    AF_SET(w->Z[j], z);
   }
   return AF_OK;
 }
 
-/* weights_identity of attention.c. */
+/* Identity Q, K: exponent beta (S_jk - 1) <= 0 (max at k = j), symmetric,
+ * so exp is evaluated once per unordered pair (lower triangle), mirrored
+ * unless the mask is causal. */
 static int AF_FN(weights_identity)(struct AF_WORK *w, const af_model *m)
 {
   size_t n = w->n;
   int causal = m->attn == AF_ATTN_CAUSAL;
-  AF_SET_UI(w->usa_z, 0);
+  AF_LOCAL(tmp);
+  AF_LOCAL(e);
+  AF_LOCAL(usa_z);
+  AF_LOCAL(z);
+  AF_VAL(beta, w->beta);
+  AF_SET_UI(usa_z, 0);
   if (m->attn == AF_ATTN_USA) {
-    AF_NEG(w->tmp, w->beta);
-    AF_EXP(w->e, w->tmp);
-    if (AF_ISZERO(w->e))
+    AF_NEG(tmp, beta);
+    AF_EXP(e, tmp);
+    if (AF_ISZERO(e))
       return AF_EOVERFLOW;
-    AF_MUL_UI(w->usa_z, w->e, n);
+    AF_MUL_UI(usa_z, e, n);
   }
   for (size_t j = 0; j < n; j++) {
     AF_T *row = w->S + j * n;
     for (size_t k = 0; k < j; k++) {
-      AF_SUB_D(w->tmp, row[k], 1.0);
-      AF_MUL(w->tmp, w->beta, w->tmp);
-      AF_EXP(row[k], w->tmp);
+      AF_SUB_D(tmp, row[k], 1.0);
+      AF_MUL(tmp, beta, tmp);
+      AF_EXP(row[k], tmp);
       if (causal)
         AF_SET_UI(w->S[k * n + j], 0);
       else
         AF_SET(w->S[k * n + j], row[k]);
     }
-    AF_SUB_D(w->tmp, row[j], 1.0);
-    AF_MUL(w->tmp, w->beta, w->tmp);
-    AF_EXP(row[j], w->tmp);
+    AF_SUB_D(tmp, row[j], 1.0);
+    AF_MUL(tmp, beta, tmp);
+    AF_EXP(row[j], tmp);
   }
   for (size_t j = 0; j < n; j++) {
     if (m->attn == AF_ATTN_USA) {
-      AF_SET(w->Z[j], w->usa_z);
+      AF_SET(w->Z[j], usa_z);
       continue;
     }
     AF_T *row = w->S + j * n;
-    AF_SET_UI(w->z, 0);
+    AF_SET_UI(z, 0);
     for (size_t k = 0; k < n; k++)
-      AF_ADD(w->z, w->z, row[k]);
-    AF_SET(w->Z[j], w->z);
+      AF_ADD(z, z, row[k]);
+    AF_SET(w->Z[j], z);
   }
   return AF_OK;
 }
 
-/* attention_direct of attention.c (Q, K, V doubles, NULL = identity). */
+/* The AF_KERNEL_DIRECT attention: from the unit directions in w->th and
+ * beta in w->beta, the weights into S and Z, and A, P = P_th A, c, a = |A|,
+ * amag into the work (Q, K, V doubles, NULL = identity; plain loops over
+ * pairs in a fixed order). */
 static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
                                    const double *Q, const double *K,
                                    const double *V)
@@ -344,24 +423,38 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
   size_t n = w->n, d = w->d;
   int rc;
   int ident = (Q == NULL && K == NULL);
+  AF_LOCAL(q);
+  AF_LOCAL(diff);
+  AF_LOCAL(tmp);
+  AF_LOCAL(tmp2);
+  AF_LOCAL(iz);
+  AF_LOCAL(am);
+  AF_LOCAL(radial);
+  /* Scores into S (exponents for the identity case). */
   if (ident) {
     for (size_t j = 0; j < n; j++) {
       AF_CONST AF_T *tj = w->th + j * d;
       AF_SET_D(w->S[j * n + j], 1.0);
       for (size_t k = 0; k < j; k++) {
         AF_CONST AF_T *tk = w->th + k * d;
-        AF_SET_UI(w->q, 0);
+        AF_SET_UI(q, 0);
         for (size_t i = 0; i < d; i++) {
-          AF_SUB(w->diff, tk[i], tj[i]);
-          AF_MUL(w->tmp, w->diff, w->diff);
-          AF_ADD(w->q, w->q, w->tmp);
+          AF_SUB(diff, tk[i], tj[i]);
+          AF_MUL(tmp, diff, diff);
+          AF_ADD(q, q, tmp);
         }
-        /* s = 1 - q/2 (see attention.c for why S - 1 is then exact). */
-        AF_MUL_D(w->tmp, w->q, 0.5);
-        AF_D_SUB(w->S[j * n + k], 1.0, w->tmp);
+        /* 1 - |D|^2/2 = <th_j, th_k> for unit vectors, formed so that
+         * weights_identity's S - 1 is exactly -|D|^2/2. */
+        AF_MUL_D(tmp, q, 0.5);
+        AF_D_SUB(w->S[j * n + k], 1.0, tmp);
         AF_SET(w->S[k * n + j], w->S[j * n + k]);
       }
     }
+    /* weights_identity computes exp(beta (S - 1)).  In double S =
+     * fl(1 - q/2) is within eps/2 of 1 - q/2 and S - 1 is then exact
+     * (Sterbenz, S in [1/2, 2] for pairs within 90 degrees), so each
+     * weight carries a relative error of at most beta eps / 2 + one
+     * rounding of exp (likewise at any MPFR precision). */
     rc = AF_FN(weights_identity)(w, m);
   } else {
     AF_FN(score_matrix)(w, Q, K);
@@ -369,11 +462,12 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
       AF_CONST AF_T *tj = w->th + j * d;
       AF_T *Tj = w->T + j * d;
       for (size_t b = 0; b < d; b++) {
-        AF_SET_UI(Tj[b], 0);
+        AF_SET_UI(tmp2, 0);
         for (size_t a = 0; a < d; a++) {
-          AF_MUL(w->tmp, tj[a], w->M[a * d + b]);
-          AF_ADD(Tj[b], Tj[b], w->tmp);
+          AF_MUL(tmp, tj[a], w->M[a * d + b]);
+          AF_ADD(tmp2, tmp2, tmp);
         }
+        AF_SET(Tj[b], tmp2);
       }
     }
     for (size_t j = 0; j < n; j++)
@@ -387,79 +481,77 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
     for (size_t k = 0; k < n; k++) {
       AF_T *Gk = w->G + k * d;
       AF_CONST AF_T *tk = w->th + k * d;
-      for (size_t a = 0; a < d; a++) {
-        /* dot(V + a d, th_k): V entries are exact doubles. */
-        AF_SET_UI(Gk[a], 0);
-        for (size_t i = 0; i < d; i++) {
-          AF_MUL_D(w->tmp, tk[i], V[a * d + i]);
-          AF_ADD(Gk[a], Gk[a], w->tmp);
-        }
-      }
-      AF_FN(dot)(w, &w->tmp, Gk, Gk, d);
-      AF_SQRT(w->gn[k], w->tmp);
+      for (size_t a = 0; a < d; a++)
+        AF_FN(dot_d)(w, &Gk[a], V + a * d, tk, d);
+      AF_FN(dot)(w, &w->gn[k], Gk, Gk, d);
+      AF_SQRT(w->gn[k], w->gn[k]);
     }
   }
   for (size_t j = 0; j < n; j++) {
     AF_CONST AF_T *tj = w->th + j * d;
     AF_CONST AF_T *row = w->S + j * n;
     AF_T *Aj = w->A + j * d, *Pj = w->P + j * d;
-    AF_UI_DIV(w->iz, 1, w->Z[j]);
+    AF_UI_DIV(iz, 1, w->Z[j]);
     for (size_t i = 0; i < d; i++) {
       AF_SET_UI(Aj[i], 0);
       AF_SET_UI(Pj[i], 0);
     }
-    AF_SET_UI(w->am, 0);
+    AF_SET_UI(am, 0);
     if (V == NULL) {
-      AF_SET_UI(w->radial, 0); /* sum_k w_jk |D_jk|^2 / 2 */
+      AF_SET_UI(radial, 0); /* sum_k w_jk |D_jk|^2 / 2 */
       for (size_t k = 0; k < n; k++) {
         if (AF_ISZERO(row[k]))
           continue;
+        AF_VAL(e, row[k]);
         AF_CONST AF_T *tk = w->th + k * d;
-        AF_SET_UI(w->q, 0);
+        AF_SET_UI(q, 0);
         for (size_t i = 0; i < d; i++) {
-          AF_SUB(w->diff, tk[i], tj[i]);
-          AF_MUL(w->tmp, row[k], w->diff);
-          AF_ADD(Pj[i], Pj[i], w->tmp);
-          AF_MUL(w->tmp, row[k], tk[i]);
-          AF_ADD(Aj[i], Aj[i], w->tmp);
-          AF_MUL(w->tmp, w->diff, w->diff);
-          AF_ADD(w->q, w->q, w->tmp);
+          AF_SUB(diff, tk[i], tj[i]);
+          AF_MUL(tmp, e, diff);
+          AF_ADD(Pj[i], Pj[i], tmp);
+          AF_MUL(tmp, e, tk[i]);
+          AF_ADD(Aj[i], Aj[i], tmp);
+          AF_MUL(tmp, diff, diff);
+          AF_ADD(q, q, tmp);
         }
-        AF_MUL_D(w->tmp, row[k], 0.5); /* (e * 0.5) * q, C's order */
-        AF_MUL(w->tmp, w->tmp, w->q);
-        AF_ADD(w->radial, w->radial, w->tmp);
-        AF_ADD(w->am, w->am, row[k]);
+        AF_MUL_D(tmp, e, 0.5); /* (e * 0.5) * q */
+        AF_MUL(tmp, tmp, q);
+        AF_ADD(radial, radial, tmp);
+        AF_ADD(am, am, e);
       }
-      AF_MUL(w->radial, w->radial, w->iz);
+      AF_MUL(radial, radial, iz);
       for (size_t i = 0; i < d; i++) {
-        AF_MUL(Aj[i], Aj[i], w->iz);
-        AF_MUL(w->tmp, Pj[i], w->iz);
-        AF_MUL(w->tmp2, w->radial, tj[i]);
-        AF_ADD(Pj[i], w->tmp, w->tmp2);
+        AF_MUL(Aj[i], Aj[i], iz);
+        AF_MUL(tmp, Pj[i], iz);
+        AF_MUL(tmp2, radial, tj[i]);
+        AF_ADD(Pj[i], tmp, tmp2);
       }
-      AF_MUL(w->tmp, w->am, w->iz);
-      AF_SUB(w->c[j], w->tmp, w->radial);
+      /* c = sum_k w_jk <th_j, th_k> = sum_k w_jk - radial; sum_k w_jk = 1
+       * under softmax, e^beta-weighted under USA. */
+      AF_MUL(tmp, am, iz);
+      AF_SUB(w->c[j], tmp, radial);
     } else {
       for (size_t k = 0; k < n; k++) {
         if (AF_ISZERO(row[k]))
           continue;
+        AF_VAL(e, row[k]);
         AF_CONST AF_T *Gk = w->G + k * d;
         for (size_t i = 0; i < d; i++) {
-          AF_MUL(w->tmp, row[k], Gk[i]);
-          AF_ADD(Aj[i], Aj[i], w->tmp);
+          AF_MUL(tmp, e, Gk[i]);
+          AF_ADD(Aj[i], Aj[i], tmp);
         }
-        AF_MUL(w->tmp, row[k], w->gn[k]);
-        AF_ADD(w->am, w->am, w->tmp);
+        AF_MUL(tmp, e, w->gn[k]);
+        AF_ADD(am, am, tmp);
       }
       for (size_t i = 0; i < d; i++)
-        AF_MUL(Aj[i], Aj[i], w->iz);
+        AF_MUL(Aj[i], Aj[i], iz);
       AF_FN(dot)(w, &w->c[j], tj, Aj, d);
       for (size_t i = 0; i < d; i++) {
-        AF_MUL(w->tmp, w->c[j], tj[i]);
-        AF_SUB(Pj[i], Aj[i], w->tmp);
+        AF_MUL(tmp, w->c[j], tj[i]);
+        AF_SUB(Pj[i], Aj[i], tmp);
       }
     }
-    AF_MUL(w->amag[j], w->am, w->iz);
+    AF_MUL(w->amag[j], am, iz);
     AF_FN(norm2)(w, &w->a[j], Aj, d);
   }
   return AF_OK;

@@ -77,8 +77,10 @@ START_TEST(test_generic_d_bitwise)
   /* The double instance of the template equals af_rhs with the DIRECT
    * kernel bit for bit (same operations in the same order), for every
    * scheme, attention kind and fault, both sides of Mix-LN's tau, with and
-   * without a piece set; general Q, K, V too when the score matrix is
-   * formed without BLAS (Q = NULL or K = NULL), see below for Q K. */
+   * without a piece set; general Q, K, V too (Q = NULL: M = K; both: see
+   * below).  The attention itself is one code (af_rhs calls the instance
+   * on its own arrays): this checks the template's directions, rates and
+   * field against attention.c's. */
   const size_t n = 5, d = 3, N = n * d + n;
   double y[5 * 3 + 5], dy1[5 * 3 + 5], dy2[5 * 3 + 5];
   af_work *w = af_work_alloc(n, d);
@@ -171,37 +173,38 @@ END_TEST
 
 START_TEST(test_generic_d_general_weights)
 {
-  /* With both Q and K the double path forms Q^T K by dgemm, whose
-   * summation order is the BLAS's: the template sums k = 0..d-1.  M then
-   * differs by at most d ulps per entry (Higham §3.1), which perturbs
-   * scores by ~d eps |Q||K| and the field by that times beta (exp's
-   * condition) and the O(1) weights: the bound 16 d beta eps |dy|_inf
-   * covers it with margin. */
-  const size_t n = 4, d = 3, N = n * d + n;
-  double y[4 * 3 + 4], dy1[16], dy2[16];
+  /* With both Q and K, M = Q^T K by the BLAS's dgemm in both (AF_GEMM_QK),
+   * and d >= 4 so that the dot products' four partial sums (af_dot) are
+   * all in use: bit for bit, for every scheme and attention kind, on two
+   * weight sets (the second selected by t). */
+  const size_t n = 6, d = 5, N = n * d + n;
+  double y[6 * 5 + 6], dy1[6 * 5 + 6], dy2[6 * 5 + 6];
   af_work *w = af_work_alloc(n, d);
   af_work_generic_d *g = af_work_alloc_generic_d(n, d, 53);
   AFT_OK(af_work_set_kernel(w, AF_KERNEL_DIRECT));
-  af_weights *wt = af_weights_alloc(d, 1, 1.0);
+  af_weights *wt = af_weights_alloc(d, 2, 1.0);
   AFT_OK(af_weights_kaiming(wt, aft_seed(21)));
   aft_random_state(y, n, d, aft_seed(22));
-  unsigned long bitwise = 0, total = 0;
-  for (int sc = 0; sc < AF_SCHEME_COUNT; sc++) {
-    af_model m;
-    model_variant(&m, n, d, sc, AF_ATTN_SOFTMAX, 0, 2.0);
-    m.w = wt;
-    AFT_OK(af_rhs(dy1, 0.3, y, &m, w));
-    AFT_OK(af_rhs_generic_d(dy2, 0.3, y, &m, g));
-    double mx = 0;
-    for (size_t i = 0; i < N; i++)
-      mx = fmax(mx, fabs(dy1[i]));
-    for (size_t i = 0; i < N; i++) {
-      AFT_CLOSE("general Q,K,V", dy2[i], dy1[i], 0, 16.0 * (double) d * 2.0 * DBL_EPSILON * mx);
-      bitwise += same_bits(dy1[i], dy2[i]);
-      total++;
-    }
-  }
-  fprintf(stderr, "general Q,K,V: %lu of %lu components bitwise equal\n", bitwise, total);
+  unsigned long checked = 0;
+  for (int sc = 0; sc < AF_SCHEME_COUNT; sc++)
+    for (int at = 0; at < AF_ATTN_COUNT; at++)
+      for (int tt = 0; tt < 2; tt++) {
+        af_model m;
+        model_variant(&m, n, d, sc, at, 0, 2.0);
+        m.w = wt;
+        double t = tt ? 1.5 : 0.3;
+        int r1 = af_rhs(dy1, t, y, &m, w);
+        int r2 = af_rhs_generic_d(dy2, t, y, &m, g);
+        ck_assert_msg(r1 == r2, "status %d vs %d (scheme %d attn %d)", r1, r2, sc, at);
+        if (r1 != AF_OK)
+          continue;
+        for (size_t i = 0; i < N; i++)
+          ck_assert_msg(same_bits(dy1[i], dy2[i]),
+                        "general Q,K,V scheme %d attn %d t %g: dy[%zu] %a vs %a", sc, at, t,
+                        i, dy1[i], dy2[i]);
+        checked++;
+      }
+  ck_assert_uint_gt(checked, AF_SCHEME_COUNT * AF_ATTN_COUNT);
   af_weights_free(wt);
   af_work_free(w);
   af_work_free_generic_d(g);
