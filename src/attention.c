@@ -44,6 +44,27 @@
 #define cblas_dtrmm (af_blas()->dtrmm)
 #define cblas_dgemv (af_blas()->dgemv)
 
+/* Return F(args..., D) with D a constant for d = 2, 3, 4 -- the loops over
+ * the coordinates are then unrolled where the per-row overhead dominates --
+ * and D = d otherwise: the same operations either way.  For void F. */
+#define AF_CALL_SMALL_D(dval, F, ...)                                        \
+  do {                                                                       \
+    switch (dval) {                                                          \
+    case 2:                                                                  \
+      F(__VA_ARGS__, 2);                                                     \
+      return;                                                                \
+    case 3:                                                                  \
+      F(__VA_ARGS__, 3);                                                     \
+      return;                                                                \
+    case 4:                                                                  \
+      F(__VA_ARGS__, 4);                                                     \
+      return;                                                                \
+    default:                                                                 \
+      F(__VA_ARGS__, (dval));                                                \
+      return;                                                                \
+    }                                                                        \
+  } while (0)
+
 /* ------------------------------------------------------------ helpers */
 
 /* dot(x, y, d): af_dot (internal.h), shared with the template's double
@@ -548,20 +569,7 @@ directions_rows_d(void *vc, size_t j0, size_t j1, size_t d)
  * operations). */
 static void directions_rows(void *vc, size_t j0, size_t j1)
 {
-  switch (((dir_ctx *) vc)->w->d) {
-  case 2:
-    directions_rows_d(vc, j0, j1, 2);
-    return;
-  case 3:
-    directions_rows_d(vc, j0, j1, 3);
-    return;
-  case 4:
-    directions_rows_d(vc, j0, j1, 4);
-    return;
-  default:
-    directions_rows_d(vc, j0, j1, ((dir_ctx *) vc)->w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(((dir_ctx *) vc)->w->d, directions_rows_d, vc, j0, j1);
 }
 
 int af_work_directions(af_work *w, const double *y)
@@ -928,20 +936,7 @@ small_weights_v2_d(af_work *w, double beta, int causal, int tt, size_t d)
 static void
 small_weights_v2(af_work *w, double beta, int causal, int tt)
 {
-  switch (w->d) {
-  case 2:
-    small_weights_v2_d(w, beta, causal, tt, 2);
-    return;
-  case 3:
-    small_weights_v2_d(w, beta, causal, tt, 3);
-    return;
-  case 4:
-    small_weights_v2_d(w, beta, causal, tt, 4);
-    return;
-  default:
-    small_weights_v2_d(w, beta, causal, tt, w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(w->d, small_weights_v2_d, w, beta, causal, tt);
 }
 
 #ifdef AF_EXP_AVX2
@@ -956,20 +951,7 @@ small_weights_v4_d(af_work *w, double beta, int causal, int tt, size_t d)
 __attribute__((target("avx2"))) static void
 small_weights_v4(af_work *w, double beta, int causal, int tt)
 {
-  switch (w->d) {
-  case 2:
-    small_weights_v4_d(w, beta, causal, tt, 2);
-    return;
-  case 3:
-    small_weights_v4_d(w, beta, causal, tt, 3);
-    return;
-  case 4:
-    small_weights_v4_d(w, beta, causal, tt, 4);
-    return;
-  default:
-    small_weights_v4_d(w, beta, causal, tt, w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(w->d, small_weights_v4_d, w, beta, causal, tt);
 }
 
 __attribute__((target("avx512f"), always_inline)) static inline void
@@ -983,20 +965,7 @@ small_weights_v8_d(af_work *w, double beta, int causal, int tt, size_t d)
 __attribute__((target("avx512f"))) static void
 small_weights_v8(af_work *w, double beta, int causal, int tt)
 {
-  switch (w->d) {
-  case 2:
-    small_weights_v8_d(w, beta, causal, tt, 2);
-    return;
-  case 3:
-    small_weights_v8_d(w, beta, causal, tt, 3);
-    return;
-  case 4:
-    small_weights_v8_d(w, beta, causal, tt, 4);
-    return;
-  default:
-    small_weights_v8_d(w, beta, causal, tt, w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(w->d, small_weights_v8_d, w, beta, causal, tt);
 }
 #endif
 
@@ -1240,20 +1209,7 @@ finish_rows_d(void *vc, size_t j0, size_t j1, size_t d)
  * operations). */
 static void finish_rows(void *vc, size_t j0, size_t j1)
 {
-  switch (((ident_ctx *) vc)->w->d) {
-  case 2:
-    finish_rows_d(vc, j0, j1, 2);
-    return;
-  case 3:
-    finish_rows_d(vc, j0, j1, 3);
-    return;
-  case 4:
-    finish_rows_d(vc, j0, j1, 4);
-    return;
-  default:
-    finish_rows_d(vc, j0, j1, ((ident_ctx *) vc)->w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(((ident_ctx *) vc)->w->d, finish_rows_d, vc, j0, j1);
 }
 
 /* finish_rows for the small path, across rows: L rows per vector, from
@@ -1689,20 +1645,7 @@ dy_rows_d(void *vc, size_t j0, size_t j1, size_t d)
  * operations). */
 static void dy_rows(void *vc, size_t j0, size_t j1)
 {
-  switch (((dy_ctx *) vc)->w->d) {
-  case 2:
-    dy_rows_d(vc, j0, j1, 2);
-    return;
-  case 3:
-    dy_rows_d(vc, j0, j1, 3);
-    return;
-  case 4:
-    dy_rows_d(vc, j0, j1, 4);
-    return;
-  default:
-    dy_rows_d(vc, j0, j1, ((dy_ctx *) vc)->w->d);
-    return;
-  }
+  AF_CALL_SMALL_D(((dy_ctx *) vc)->w->d, dy_rows_d, vc, j0, j1);
 }
 
 int af_rhs(double *dy, double t, const double *y, const af_model *m,
