@@ -70,12 +70,6 @@ static double rng_uniform(uint64_t *s)
   return (double) (rng_next(s) >> 11) * 0x1.0p-53;
 }
 
-static double rng_normal(uint64_t *s)
-{
-  double u = rng_uniform(s), v = rng_uniform(s);
-  return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
-}
-
 /* Process CPU time: on a machine shared with other work it is what the
  * wall time of a quiet machine would be, for one thread (the wall time of
  * the 2-thread runs is measured separately). */
@@ -86,23 +80,6 @@ static double clock_of(clockid_t id)
   return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
 
-
-/* Directions uniform on the sphere, radius 1 (Post-LN keeps it). */
-static void random_state(double *y, size_t n, size_t d, uint64_t seed)
-{
-  uint64_t s = seed;
-  for (size_t j = 0; j < n; j++) {
-    double q = 0;
-    for (size_t i = 0; i < d; i++) {
-      y[j * d + i] = rng_normal(&s);
-      q += y[j * d + i] * y[j * d + i];
-    }
-    q = sqrt(q);
-    for (size_t i = 0; i < d; i++)
-      y[j * d + i] /= q;
-    y[n * d + j] = 1.0;
-  }
-}
 
 typedef void (*job_fn)(void *);
 
@@ -403,11 +380,12 @@ int main(int argc, char **argv)
   rc.y = malloc(dim * sizeof(double));
   rc.dy = malloc(dim * sizeof(double));
   double *dy1 = malloc(dim * sizeof(double));
-  random_state(rc.y, n, d, 20251022);
+  size_t line;
   af_model_init(&rc.m, n, d, beta, AF_POST_LN);
   rc.w = af_work_alloc(n, d);
-  if (!rc.y || !rc.dy || !dy1 || !rc.w) {
-    fprintf(stderr, "bench_roofline: out of memory\n");
+  if (!rc.y || !rc.dy || !dy1 || !rc.w
+      || af_init_state(rc.y, &line, "uniform", n, d, NAN, 20251022) != AF_OK) {
+    fprintf(stderr, "bench_roofline: out of memory or af_init_state failed\n");
     return 1;
   }
   set_threads(1);

@@ -32,21 +32,6 @@
 
 #define MAX_LIST 32
 
-static uint64_t rng_next(uint64_t *s)
-{
-  uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-  z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-  z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-  return z ^ (z >> 31);
-}
-
-static double rng_normal(uint64_t *s)
-{
-  double u = (double) (rng_next(s) >> 11) * 0x1.0p-53;
-  double v = (double) (rng_next(s) >> 11) * 0x1.0p-53;
-  return sqrt(-2.0 * log(1.0 - u)) * cos(2.0 * M_PI * v);
-}
-
 /* Process CPU time: on a machine shared with other work it is what the
  * wall time of a quiet machine would be, for one thread (the wall time of
  * the 2-thread runs is measured separately). */
@@ -69,17 +54,11 @@ static double time_rhs(size_t n, size_t d, double beta, double min_time,
   af_work *w = af_work_alloc(n, d);
   double best = 0;
   if (y && dy && w) {
-    uint64_t s = 20251022 + n * 131 + d;
-    for (size_t j = 0; j < n; j++) {
-      double q = 0;
-      for (size_t i = 0; i < d; i++) {
-        y[j * d + i] = rng_normal(&s);
-        q += y[j * d + i] * y[j * d + i];
-      }
-      q = sqrt(q);
-      for (size_t i = 0; i < d; i++)
-        y[j * d + i] /= q;
-      y[n * d + j] = 1.0;
+    size_t line;
+    if (af_init_state(y, &line, "uniform", n, d, NAN,
+                      20251022 + n * 131 + d) != AF_OK) {
+      fprintf(stderr, "bench_scaling: af_init_state failed\n");
+      exit(1);
     }
     af_model m;
     af_model_init(&m, n, d, beta, AF_POST_LN);
