@@ -22,53 +22,7 @@ out="$tmp/o"   # output directory; must be empty after every bad input
 in="$tmp/in"   # input files
 mkdir "$out" "$in" || exit 99
 
-npass=0
-nfail=0
-ncase=0
-ok() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1"; }
-notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: $2"; }
-skip() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1 # SKIP $2"; }
-
-# check NAME COMMAND...: the command must exit 0.
-check() {
-  name=$1
-  shift
-  if "$@" >"$tmp/stdout" 2>"$tmp/stderr"; then
-    ok "$name"
-  else
-    notok "$name" "exit $? ($(head -n 1 "$tmp/stderr"))"
-  fi
-}
-
-# bad NAME STATUS ARGS...: attnflow ARGS must exit STATUS with exactly
-# one line "attnflow: ..." on stderr, nothing on stdout, and leave the
-# output directory empty.
-bad() {
-  name=$1
-  want=$2
-  shift 2
-  "$AF" "$@" >"$tmp/stdout" 2>"$tmp/stderr"
-  st=$?
-  nerr=$(wc -l <"$tmp/stderr")
-  left=$(ls -A "$out")
-  if [ "$st" -ne "$want" ]; then
-    notok "$name" "exit status $st, wanted $want ($(head -n 1 "$tmp/stderr"))"
-  elif [ "$nerr" -ne 1 ]; then
-    notok "$name" "$nerr lines on stderr, wanted 1: $(tr '\n' '|' <"$tmp/stderr")"
-  elif ! grep -q '^attnflow: ' "$tmp/stderr"; then
-    notok "$name" "stderr does not start with 'attnflow: '"
-  elif [ -s "$tmp/stdout" ]; then
-    notok "$name" "output on stdout"
-  elif [ -n "$left" ]; then
-    notok "$name" "files left behind: $left"
-  else
-    ok "$name (exit $st: $(cat "$tmp/stderr"))"
-  fi
-  rm -rf "$out" && mkdir "$out"
-}
-
-# Data rows (not '#' lines, not the header) of a CSV file.
-rows() { grep -v '^#' "$1" | sed 1d; }
+. "$(dirname "$0")/cli_lib.sh"
 
 BASE="run --scheme post-ln --n 4 --d 3 --beta 1"
 HEADER="t,cos_mean,cos_min,cos_max,r_mean,r_min,r_max,var,energy,clusters,speed_mean,drift"
@@ -455,5 +409,4 @@ else
   skip "attnflow without attnflow-verify" "an installed attnflow-verify was found"
 fi
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+cli_summary

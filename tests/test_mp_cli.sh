@@ -24,39 +24,8 @@ trap 'exit 130' INT TERM
 out="$tmp/o"
 mkdir "$out" || exit 99
 
-npass=0
-nfail=0
-ncase=0
-ok() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1"; }
-notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: $2"; }
-skip() { ncase=$((ncase + 1)); npass=$((npass + 1)); echo "ok $ncase - $1 # SKIP $2"; }
-
-# bad NAME STATUS ARGS...: exit STATUS, one line "attnflow: ..." on
-# stderr, nothing on stdout, no file left in the output directory.
-bad() {
-  name=$1
-  want=$2
-  shift 2
-  (cd "$out" && "$AF" "$@") >"$tmp/stdout" 2>"$tmp/stderr"
-  st=$?
-  nerr=$(wc -l <"$tmp/stderr")
-  left=$(ls -A "$out")
-  if [ "$st" -ne "$want" ]; then
-    notok "$name" "exit status $st, wanted $want ($(head -n 1 "$tmp/stderr"))"
-  elif [ "$nerr" -ne 1 ] || ! grep -q '^attnflow: ' "$tmp/stderr"; then
-    notok "$name" "stderr: $(tr '\n' '|' <"$tmp/stderr")"
-  elif [ -s "$tmp/stdout" ]; then
-    notok "$name" "output on stdout"
-  elif [ -n "$left" ]; then
-    notok "$name" "files left behind: $left"
-  else
-    ok "$name (exit $st: $(cat "$tmp/stderr"))"
-  fi
-  rm -rf "$out" && mkdir "$out"
-}
-
-# Data rows (not '#' lines, not the header) of a CSV file.
-rows() { grep -v '^#' "$1" | sed 1d; }
+. "$(dirname "$0")/cli_lib.sh"
+BAD_IN_OUT=1
 # A provenance value.
 prov() { sed -n "s/^# $2: //p" "$1"; }
 # The run statistics of two outputs are equal.
@@ -309,5 +278,4 @@ if [ -f "$tmp/k/ck" ]; then
   rm -rf "$out" && mkdir "$out"
 fi
 
-echo "$npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+cli_summary
