@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cblas.h>
 
@@ -54,14 +55,21 @@ static void af_blas_bind(void)
     dlclose(h);
     return;
   }
-  f.name = lib;
+  /* a copy: getenv's string may change with the environment */
+  char *name = strdup(lib);
+  f.name = name != NULL ? name : AF_BLAS_LIBRARY;
   af_blas_table = f;
+}
+
+static void af_blas_bind_once(void)
+{
+  af_blas_bind();
+  __atomic_store_n(&af_blas_bound, af_blas_table.name, __ATOMIC_RELEASE);
 }
 
 const af_blas_fns *af_blas(void)
 {
-  pthread_once(&af_blas_once, af_blas_bind);
-  __atomic_store_n(&af_blas_bound, af_blas_table.name, __ATOMIC_RELEASE);
+  pthread_once(&af_blas_once, af_blas_bind_once);
   return &af_blas_table;
 }
 
