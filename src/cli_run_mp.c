@@ -25,6 +25,13 @@
  *   y <%Ra>           (len lines: the state)
  *   row <%Ra> ...     (the output rows already computed)
  *   end
+ *   checksum fnv1a64 <16 hex digits: FNV-1a of every byte above>
+ *
+ * The reader is strict and bounded: lines no longer than the values of
+ * the run's precision need, no NUL byte, nothing after the checksum; a
+ * checksum that is missing or does not match is an error naming the
+ * file.  A checkpoint that cannot be written (a full disk) is reported
+ * once and the run goes on, so its output is still written.
  *
  * --resume PATH reads it back exactly and continues: the step sequence
  * depends only on (t, y, h) and the piece of the field (attnflow_mp.h),
@@ -45,9 +52,11 @@
 
 #include "cli.h"
 #include "cli_run.h"
+#include "internal.h"
 
 #define RND MPFR_RNDN
 #define CK_MAGIC "# attnflow checkpoint v1"
+#define CK_CHECKSUM "checksum fnv1a64 "
 
 /* Provenance keys that do not change the numbers of a run: they may
  * differ between a checkpoint and the run that resumes it. */
@@ -141,6 +150,7 @@ typedef struct {
   mpfr_t *cky;
   const char *fail_path;     /* file that could not be written         */
   int fail_errno;
+  int ck_warned;             /* a failed checkpoint was reported       */
   int run_status, ran;
 } af_mp_run;
 
@@ -199,6 +209,11 @@ static int af_mp_ck_writer(FILE *f, void *vctx) {
   return bad ? AF_EIO : AF_OK;
 }
 
+/* The checkpoint and its checksum line. */
+static int af_mp_ck_writer_sum(FILE *f, void *vctx) {
+  return af_write_checksummed(f, af_mp_ck_writer, vctx, CK_CHECKSUM);
+}
+
 /* af_mp_integrate's checkpoint callback: save at most every
  * --checkpoint-every seconds, and always at the end or a failure. */
 static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
@@ -211,26 +226,45 @@ static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
   x->ck = ck;
   x->cky = y;
   errno = 0;
-  int rc = af_write_atomic(x->c->checkpoint, af_mp_ck_writer, x);
-  if (rc != AF_OK && ck->event != AF_MP_CK_FAIL) {
-    /* (after a failure the run's own error is the one to report) */
-    x->fail_path = x->c->checkpoint;
-    x->fail_errno = errno;
-  }
+  int rc = af_write_atomic(x->c->checkpoint, af_mp_ck_writer_sum, x);
   x->last_ck = af_mp_now();
+  if (rc != AF_OK && ck->event != AF_MP_CK_FAIL) {
+    /* (after a failure the run's own error is the one to report) A lost
+     * checkpoint must not cost the run: report it, go on. */
+    int err = errno;
+    if (!x->ck_warned || ck->event == AF_MP_CK_END)
+      af_cli_warn("cannot write checkpoint '%s': %s%s%s; the run goes on",
+                  x->c->checkpoint, af_strerror(rc), err ? ": " : "",
+                  err ? strerror(err) : "");
+    x->ck_warned = 1;
+    return AF_OK;
+  }
   return rc;
 }
 
 /* ------------------------------------------------------------ resume */
 
-/* Next line of f into *buf (getline; newline removed); 0 at EOF or for
- * a last line without its newline (a truncated file). */
-static int af_mp_line(char **buf, size_t *cap, FILE *f, size_t *lno) {
-  ssize_t l = getline(buf, cap, f);
-  if (l < 0) return 0;
-  (*lno)++;
-  if (l == 0 || (*buf)[l - 1] != '\n') return 0;
-  (*buf)[--l] = '\0';
+/* The checkpoint reader's line source: bounded lines (max bytes), the
+ * running FNV-1a hash of the bytes read, the line number. */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t cap, max, lno;
+  uint64_t h;
+} af_mp_rd;
+
+/* Next line into r->buf (newline removed, hashed with it); 0 at EOF, for
+ * a last line without its newline (a truncated file), a NUL byte or a
+ * line longer than r->max. */
+static int af_mp_line(af_mp_rd *r) {
+  size_t l;
+  int nl;
+  int g = af_read_line(&r->buf, &r->cap, &l, &nl, r->max, r->f);
+  if (g == AF_LINE_EOF) return 0;
+  r->lno++;
+  if (g != AF_LINE_OK || !nl) return 0;
+  r->h = af_fnv1a64(r->h, r->buf, l);
+  r->h = af_fnv1a64(r->h, "\n", 1);
   return 1;
 }
 
@@ -276,23 +310,30 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       "status", "next_out", "piece_lo", "piece_hi", "h", "steps",
       "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs"};
   enum { NK = sizeof keys / sizeof keys[0] };
-  char *buf = NULL;
-  size_t cap = 0, lno = 0;
+  /* Longest valid line: a row of nobs values of prec bits (%Ra: about
+   * prec/4 hex digits and an exponent each), or the parameters. */
+  af_mp_rd r = {f, NULL, 0, 0, 0, AF_FNV1A64_INIT};
+  size_t per = (size_t)x->prec / 4 + 64, max;
+  if (!af_size_mul(&max, x->c->nobs + 1, per) ||
+      !af_size_add(&max, max, strlen(x->params) + 4096))
+    return AF_ENOMEM;
+  r.max = max;
   int rc = AF_EPARSE;
   const char *v;
   unsigned long u;
+  uint64_t want, sum;
+  int params_differ = 0, bad_sum = 0;
   *line = 0;
   msg[0] = '\0';
-  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, CK_MAGIC) != 0) goto bad;
+  if (!af_mp_line(&r) || strcmp(r.buf, CK_MAGIC) != 0) goto bad;
   for (int k = 0; k < NK; k++) {
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, keys[k])) == NULL)
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, keys[k])) == NULL)
       goto bad;
     switch (k) {
     case 0:
-      if (strcmp(v, x->params) != 0) {
+      if (strcmp(v, x->params) != 0) { /* reported once the file is read */
         af_mp_params_diff(msg, msgcap, v, x->params);
-        rc = AF_EINVAL;
-        goto bad;
+        params_differ = 1;
       }
       break;
     case 1: {
@@ -370,16 +411,16 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
     }
   }
   const char *e;
-  if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "t")) == NULL ||
+  if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "t")) == NULL ||
       !af_mp_parse_mpfr(ck->t, v, &e) || *e != '\0')
     goto bad;
   for (size_t i = 0; i < x->N; i++)
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "y")) == NULL ||
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "y")) == NULL ||
         !af_mp_parse_mpfr(x->y[i], v, &e) || *e != '\0')
       goto bad;
   size_t nr = af_mp_nrows(x), nobs = x->c->nobs;
   for (size_t k = 0; k < nr; k++) {
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "row")) == NULL)
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "row")) == NULL)
       goto bad;
     for (size_t i = 0; i < nobs; i++) {
       if (!af_mp_parse_mpfr(x->rows[k * nobs + i], v, &e)) goto bad;
@@ -387,19 +428,40 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       v = e + 1;
     }
   }
-  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, "end") != 0) goto bad;
-  if (af_mp_line(&buf, &cap, f, &lno)) goto bad; /* nothing after "end" */
-  if (ferror(f)) {
-    rc = AF_EIO;
-    lno = 0;
+  if (!af_mp_line(&r) || strcmp(r.buf, "end") != 0) goto bad;
+  /* The checksum of every byte above, then nothing. */
+  sum = r.h;
+  if (!af_mp_line(&r)) goto bad;
+  if (af_checksum_line(&want, r.buf, CK_CHECKSUM) != 1) {
+    snprintf(msg, msgcap, "no checksum line after 'end'");
+    bad_sum = 1;
     goto bad;
   }
-  free(buf);
+  if (want != sum) {
+    snprintf(msg, msgcap, "checksum mismatch: the file was changed or "
+             "damaged");
+    bad_sum = 1;
+    goto bad;
+  }
+  size_t before = r.lno;
+  if (af_mp_line(&r) || r.lno != before) goto bad; /* nothing after it */
+  if (ferror(f)) {
+    rc = AF_EIO;
+    r.lno = 0;
+    goto bad;
+  }
+  free(r.buf);
+  if (params_differ) return AF_EINVAL; /* intact, but of another run */
   return AF_OK;
 bad:
-  if (rc == AF_EPARSE) *line = ferror(f) ? 0 : (lno ? lno : 1);
-  if (rc == AF_EPARSE && ferror(f)) rc = AF_EIO;
-  free(buf);
+  if (params_differ && !bad_sum && rc == AF_EPARSE) {
+    rc = AF_EINVAL; /* another run's checkpoint: its fields do not fit */
+  } else {
+    if (!bad_sum) msg[0] = '\0';
+    if (rc == AF_EPARSE) *line = ferror(f) ? 0 : (r.lno ? r.lno : 1);
+    if (rc == AF_EPARSE && ferror(f)) rc = AF_EIO;
+  }
+  free(r.buf);
   return rc;
 }
 
@@ -529,8 +591,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   af_mp_vec_set_d(x.y, y0, x.N);
 
   if (c->resume) {
-    FILE *f = fopen(c->resume, "r");
-    if (f == NULL) {
+    FILE *f;
+    if (af_open_regular(&f, c->resume) != AF_OK) {
       af_cli_error("--resume %s: %s (%s)", c->resume, af_strerror(AF_EIO),
                    strerror(errno));
       goto done;
@@ -548,7 +610,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     }
     if (rc != AF_OK) {
       if (line > 0)
-        af_cli_error("--resume %s:%zu: %s", c->resume, line, af_strerror(rc));
+        af_cli_error("--resume %s:%zu: %s%s%s", c->resume, line,
+                     af_strerror(rc), msg[0] ? ": " : "", msg);
       else
         af_cli_error("--resume %s: %s", c->resume, af_strerror(rc));
       goto done;
