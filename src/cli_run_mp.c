@@ -431,8 +431,7 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
   if (!af_mp_line(&r) || strcmp(r.buf, "end") != 0) goto bad;
   /* The checksum of every byte above, then nothing. */
   sum = r.h;
-  if (!af_mp_line(&r)) goto bad;
-  if (af_checksum_line(&want, r.buf, CK_CHECKSUM) != 1) {
+  if (!af_mp_line(&r) || af_checksum_line(&want, r.buf, CK_CHECKSUM) != 1) {
     snprintf(msg, msgcap, "no checksum line after 'end'");
     bad_sum = 1;
     goto bad;
