@@ -732,7 +732,7 @@ static int af_run_out_cb(FILE *f, void *vctx) {
     if (rc != AF_OK && !(x->ran && x->run_status != AF_OK)) {
       /* The run did not fail: the state file could not be written. */
       x->fail_path = c->save_state;
-      x->fail_errno = x->save_entered ? 0 : errno;
+      x->fail_errno = errno; /* kept by af_write_atomic */
     }
   } else {
     rc = af_run_integrate(x);
