@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "aftest.h"
+#include "attnflow_mp.h"
 
 #define EPS DBL_EPSILON
 
@@ -686,6 +687,58 @@ START_TEST(test_size_overflow)
 }
 END_TEST
 
+/* Reference files carry a checksum over header and values: every
+ * single-byte change of the file, anywhere, and the loss of its last
+ * line are refused (FNV-1a maps each byte through a bijection of its
+ * state, so no one-byte change keeps the hash). */
+START_TEST(test_ref_checksum)
+{
+  const size_t len = 3;
+  mpfr_t t, u;
+  mpfr_inits2(64, t, u, (mpfr_ptr) 0);
+  mpfr_t *y = af_mp_vec_alloc(len, 64), *z = af_mp_vec_alloc(len, 64);
+  ck_assert_ptr_nonnull(y);
+  ck_assert_ptr_nonnull(z);
+  mpfr_set_d(t, 2.0, MPFR_RNDN);
+  for (size_t i = 0; i < len; i++)
+    mpfr_set_d(y[i], 1.0 / (double) (i + 3), MPFR_RNDN);
+  af_mp_ref_info info = {"test_init", "c0ffee", "mp-gauss", "n=1 d=2", 1,
+                         1e-15, 1e-17};
+  char *text = NULL;
+  size_t tlen = 0;
+  FILE *m = open_memstream(&text, &tlen);
+  ck_assert_ptr_nonnull(m);
+  AFT_OK(af_mp_ref_write(m, &info, t, y, len));
+  ck_assert_int_eq(fclose(m), 0);
+  ck_assert_ptr_nonnull(strstr(text, "\n# checksum: fnv1a64 "));
+  size_t line;
+  FILE *f = fmemopen(text, tlen, "r");
+  AFT_OK(af_mp_ref_read(u, z, len, &line, f));
+  fclose(f);
+  ck_assert(mpfr_equal_p(t, u));
+  size_t refused = 0;
+  for (size_t i = 0; i < tlen; i++) {
+    char keep = text[i];
+    text[i] = keep == '5' ? '6' : keep == '\n' ? ' ' : (char) (keep ^ 1);
+    f = fmemopen(text, tlen, "r");
+    if (af_mp_ref_read(u, z, len, &line, f) != AF_OK)
+      refused++;
+    fclose(f);
+    text[i] = keep;
+  }
+  ck_assert_uint_eq(refused, tlen);
+  /* without its checksum line */
+  char *last = strstr(text, "# checksum: ");
+  f = fmemopen(text, (size_t) (last - text), "r");
+  AFT_STATUS(af_mp_ref_read(u, z, len, &line, f), AF_EPARSE);
+  fclose(f);
+  free(text);
+  af_mp_vec_free(y, len);
+  af_mp_vec_free(z, len);
+  mpfr_clears(t, u, (mpfr_ptr) 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------ af_write_atomic */
 
 struct wctx {
@@ -899,6 +952,7 @@ static Suite *init_suite(void)
   tcase_add_test(tf, test_file_hostile);
   tcase_add_test(tf, test_weights_hostile);
   tcase_add_test(tf, test_size_overflow);
+  tcase_add_test(tf, test_ref_checksum);
   tcase_add_test(tf, test_write_atomic);
   tcase_add_test(tf, test_write_stdout);
   tcase_add_test(tf, test_write_atomic_efbig);
