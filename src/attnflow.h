@@ -343,6 +343,12 @@ typedef struct {
   int fixed;           /* 1: one-step GSL methods (rk8pd, rkf45, rkck)
                           take fixed steps of h too, for order studies;
                           rk4 and layers are always fixed               */
+  /* Optional: called now and then during the run (every 256 right-hand
+   * sides, every layer) with the time being worked on and the accepted
+   * steps so far, for a progress display; NULL: none.  It must not touch
+   * the run. */
+  void (*progress)(double t, unsigned long steps, void *ctx);
+  void *progress_ctx;
 } af_integ_opts;
 
 void af_integ_opts_init(af_integ_opts *o); /* rk8pd, 1e-10, 1e-12, h 0.01 */

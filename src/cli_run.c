@@ -1092,9 +1092,17 @@ int af_cli_run(int argc, char **argv) {
   x.rows = rows;
   x.obs = obs;
   x.run_status = AF_OK;
+  /* Progress on a terminal (output.c); c.integ is x.c->integ. */
+  af_out_progress prog;
+  af_out_progress_init(&prog, 0, c.t_end);
+  if (prog.on) {
+    c.integ.progress = af_out_progress_fn;
+    c.integ.progress_ctx = &prog;
+  }
   errno = 0;
   rc = af_write_atomic(c.out, af_run_out_cb, &x);
   int err = x.fail_path ? x.fail_errno : errno;
+  af_out_progress_end(&prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
   } else if (x.ran && x.run_status != AF_OK) {

@@ -151,6 +151,7 @@ typedef struct {
   const char *fail_path;     /* file that could not be written         */
   int fail_errno;
   int ck_warned;             /* a failed checkpoint was reported       */
+  af_out_progress prog;      /* progress line (output.c)               */
   int run_status, ran;
 } af_mp_run;
 
@@ -218,6 +219,8 @@ static int af_mp_ck_writer_sum(FILE *f, void *vctx) {
  * --checkpoint-every seconds, and always at the end or a failure. */
 static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
   af_mp_run *x = vctx;
+  af_out_progress_show(&x->prog, ck->stats.t_reached, ck->stats.steps);
+  if (x->c->checkpoint == NULL) return AF_OK; /* (called for the progress) */
   double t = af_mp_now();
   if (ck->event == AF_MP_CK_STEP && t - x->last_ck < x->c->checkpoint_every)
     return AF_OK;
@@ -232,6 +235,7 @@ static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
     /* (after a failure the run's own error is the one to report) A lost
      * checkpoint must not cost the run: report it, go on. */
     int err = errno;
+    af_out_progress_end(&x->prog);
     if (!x->ck_warned || ck->event == AF_MP_CK_END)
       af_cli_warn("cannot write checkpoint '%s': %s%s%s; the run goes on",
                   x->c->checkpoint, af_strerror(rc), err ? ": " : "",
@@ -617,7 +621,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     }
     x.o.resume = &ck;
   }
-  if (c->checkpoint) {
+  af_out_progress_init(&x.prog, itimes[0], itimes[nitimes - 1]);
+  if (c->checkpoint || x.prog.on) {
     x.o.checkpoint = af_mp_checkpoint;
     x.o.checkpoint_ctx = &x;
     x.last_ck = af_mp_now();
@@ -626,6 +631,7 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   errno = 0;
   rc = af_write_atomic(c->out, af_mp_out_cb, &x);
   int err = errno;
+  af_out_progress_end(&x.prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
   } else if (x.fail_path && !(x.ran && x.run_status != AF_OK &&

@@ -1,9 +1,11 @@
-/* output.c -- provenance, CSV and JSON writers of the attnflow command.
- * Contracts in output.h. */
+/* output.c -- provenance, CSV and JSON writers of the attnflow command,
+ * and the progress line of long runs.  Contracts in output.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "output.h"
 
@@ -237,4 +239,62 @@ int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
     if (rc != AF_OK) return rc;
   }
   return fputs("}\n", f) < 0 ? AF_EIO : AF_OK;
+}
+
+/* ---------------------------------------------------------------- live */
+
+static double af_out_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void af_out_progress_init(af_out_progress *p, double t0, double t_end) {
+  p->on = isatty(STDERR_FILENO);
+  p->shown = 0;
+  p->t0 = t0;
+  p->t_end = t_end;
+  p->start = p->last = af_out_now();
+}
+
+/* Seconds as "12.3 s", "4.5 min", "6.7 h" or "8.9 days". */
+static void af_out_duration(char *buf, size_t cap, double s) {
+  if (!(s < 1e12))
+    snprintf(buf, cap, "over 30000 years");
+  else if (s < 120)
+    snprintf(buf, cap, "%.1f s", s);
+  else if (s < 7200)
+    snprintf(buf, cap, "%.1f min", s / 60);
+  else if (s < 172800)
+    snprintf(buf, cap, "%.1f h", s / 3600);
+  else
+    snprintf(buf, cap, "%.3g days", s / 86400);
+}
+
+void af_out_progress_show(af_out_progress *p, double t, unsigned long steps) {
+  if (!p->on) return;
+  double now = af_out_now();
+  if (now - p->last < AF_PROGRESS_EVERY) return;
+  p->last = now;
+  double span = p->t_end - p->t0, done = t - p->t0, el = now - p->start;
+  char e1[48], e2[48] = "unknown";
+  af_out_duration(e1, sizeof e1, el);
+  if (done > 0 && span >= done) af_out_duration(e2, sizeof e2, el * (span - done) / done);
+  fprintf(stderr, "\r\033[Kattnflow: t = %.6g of %.6g (%.3g%%), %lu steps, %s "
+          "elapsed, about %s to go",
+          t, p->t_end, span > 0 ? 100 * done / span : 100.0, steps, e1, e2);
+  fflush(stderr);
+  p->shown = 1;
+}
+
+void af_out_progress_end(af_out_progress *p) {
+  if (p->on && p->shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  p->shown = 0;
+}
+
+void af_out_progress_fn(double t, unsigned long steps, void *ctx) {
+  af_out_progress_show(ctx, t, steps);
 }

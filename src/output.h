@@ -78,4 +78,27 @@ int af_out_csv_row(FILE *f, const double *v, size_t k);
 int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
                      size_t k);
 
+/* ------------------------------------------------------------ live */
+
+/* Progress of a long run on standard error, for the double and the MPFR
+ * paths alike: one line, rewritten in place ("\r"), with the time
+ * reached, the steps, the time elapsed and an estimate of the rest (the
+ * remaining span at the rate so far).  Shown only when standard error is
+ * a terminal, at most every AF_PROGRESS_EVERY seconds, and only once the
+ * run has lasted that long; af_out_progress_end erases it. */
+#define AF_PROGRESS_EVERY 0.5
+typedef struct {
+  int on;                  /* standard error is a terminal */
+  int shown;               /* a progress line is on the screen */
+  double t0, t_end;        /* span of the run */
+  double start, last;      /* monotonic seconds */
+} af_out_progress;
+
+void af_out_progress_init(af_out_progress *p, double t0, double t_end);
+void af_out_progress_show(af_out_progress *p, double t, unsigned long steps);
+/* Erase the line (before a message, at the end).  Idempotent. */
+void af_out_progress_end(af_out_progress *p);
+/* af_integ_opts.progress for the double path: ctx is an af_out_progress. */
+void af_out_progress_fn(double t, unsigned long steps, void *ctx);
+
 #endif /* AF_OUTPUT_H */
