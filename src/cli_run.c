@@ -667,7 +667,30 @@ typedef struct {
   int out_entered;     /* the --out callback was called */
   const char *fail_path; /* file that could not be written (NULL: --out) */
   int fail_errno;      /* errno of a failed file creation, else 0 */
+  /* Streaming to standard output (output.h): rows written so far, and
+   * the provenance entries before the run's statistics. */
+  int stream;
+  size_t streamed, nprov;
 } af_run_ctx;
+
+/* Row k, streamed: the provenance and header first. */
+static int af_run_stream_row(af_run_ctx *x, size_t k) {
+  const af_run_cfg *c = x->c;
+  int rc = AF_OK, jsonl = c->format == AF_FMT_JSONL;
+  if (x->streamed == 0) {
+    rc = jsonl ? af_out_provenance_jsonl(stdout, x->prov)
+               : af_out_provenance_csv(stdout, x->prov);
+    if (rc == AF_OK && !jsonl)
+      rc = af_out_csv_header(stdout, c->obs_names, c->nobs);
+  }
+  const double *row = x->rows + k * c->nobs;
+  if (rc == AF_OK)
+    rc = jsonl ? af_out_jsonl_row(stdout, c->obs_names, row, c->nobs)
+               : af_out_csv_row(stdout, row, c->nobs);
+  if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  x->streamed++;
+  return rc;
+}
 
 static int af_run_output(double t, const double *y, void *vctx) {
   af_run_ctx *x = vctx;
@@ -679,7 +702,7 @@ static int af_run_output(double t, const double *y, void *vctx) {
   if (rc != AF_OK) return rc;
   for (size_t i = 0; i < x->c->nobs; i++)
     x->rows[k * x->c->nobs + i] = x->obs[x->c->obs[i]];
-  return AF_OK;
+  return x->stream ? af_run_stream_row(x, k) : AF_OK;
 }
 
 static int af_run_integrate(af_run_ctx *x) {
@@ -748,6 +771,10 @@ static int af_run_out_cb(FILE *f, void *vctx) {
     const char *blas = af_blas_library();
     rc = af_prov_add_str(x->prov, "blas", blas ? blas : "none (products in-house)");
   }
+  if (x->stream) /* the rows are out: the statistics follow them */
+    return rc == AF_OK ? af_out_prov_tail(f, x->prov, x->nprov,
+                                          c->format == AF_FMT_JSONL)
+                       : rc;
   if (c->format == AF_FMT_CSV) {
     if (rc == AF_OK) rc = af_out_provenance_csv(f, x->prov);
     if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, c->nobs);
@@ -1092,6 +1119,8 @@ int af_cli_run(int argc, char **argv) {
   x.rows = rows;
   x.obs = obs;
   x.run_status = AF_OK;
+  x.stream = af_out_streams(c.out);
+  x.nprov = prov.n;
   /* Progress on a terminal (output.c); c.integ is x.c->integ. */
   af_out_progress prog;
   af_out_progress_init(&prog, 0, c.t_end);

@@ -152,8 +152,12 @@ typedef struct {
   int fail_errno;
   int ck_warned;             /* a failed checkpoint was reported       */
   af_out_progress prog;      /* progress line (output.c)               */
+  int stream;                /* rows streamed to stdout (output.h)     */
+  size_t streamed, nprov;
   int run_status, ran;
 } af_mp_run;
+
+static int af_mp_stream(af_mp_run *x);
 
 static int af_mp_output(double t, mpfr_t *y, void *vctx) {
   af_mp_run *x = vctx;
@@ -169,7 +173,7 @@ static int af_mp_output(double t, mpfr_t *y, void *vctx) {
   }
   for (size_t i = 0; i < x->c->nobs; i++)
     mpfr_set(x->rows[k * x->c->nobs + i], x->obs[x->c->obs[i]], RND);
-  return AF_OK;
+  return x->stream ? af_mp_stream(x) : AF_OK;
 }
 
 /* Rows already computed: outputs called minus the prepended t = 0. */
@@ -508,6 +512,43 @@ static int af_mp_value(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
   return r < 0 ? AF_EIO : AF_OK;
 }
 
+/* Provenance (and the CSV header) of the output. */
+static int af_mp_write_head(FILE *f, const af_mp_run *x) {
+  const af_run_cfg *c = x->c;
+  if (c->format == AF_FMT_JSONL) return af_out_provenance_jsonl(f, x->prov);
+  int rc = af_out_provenance_csv(f, x->prov);
+  return rc == AF_OK ? af_out_csv_header(f, c->obs_names, c->nobs) : rc;
+}
+
+/* Output row k. */
+static int af_mp_write_row(FILE *f, const af_mp_run *x, size_t k) {
+  const af_run_cfg *c = x->c;
+  size_t nobs = c->nobs;
+  int rc = AF_OK, jsonl = c->format == AF_FMT_JSONL;
+  if (jsonl && putc('{', f) == EOF) rc = AF_EIO;
+  for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
+    if (i > 0 && fputs(jsonl ? ", " : ",", f) < 0) rc = AF_EIO;
+    if (rc == AF_OK && jsonl) {
+      rc = af_out_json_string(f, c->obs_names[i]);
+      if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
+    }
+    if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
+  }
+  if (rc == AF_OK && fputs(jsonl ? "}\n" : "\n", f) < 0) rc = AF_EIO;
+  return rc;
+}
+
+/* Stream the rows computed so far (after a resume: those of the
+ * checkpoint too), the head first. */
+static int af_mp_stream(af_mp_run *x) {
+  int rc = AF_OK;
+  if (x->streamed == 0) rc = af_mp_write_head(stdout, x);
+  for (size_t n = af_mp_nrows(x); x->streamed < n && rc == AF_OK; x->streamed++)
+    rc = af_mp_write_row(stdout, x, x->streamed);
+  if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  return rc;
+}
+
 static int af_mp_out_cb(FILE *f, void *vctx) {
   af_mp_run *x = vctx;
   const af_run_cfg *c = x->c;
@@ -532,30 +573,16 @@ static int af_mp_out_cb(FILE *f, void *vctx) {
   if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", s->nevals);
   if (rc == AF_OK) rc = af_prov_add_double(x->prov, "err_est", s->err_est);
   if (rc != AF_OK) return rc;
-  size_t nobs = c->nobs;
-  if (c->format == AF_FMT_JSONL) {
-    rc = af_out_provenance_jsonl(f, x->prov);
-    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
-      if (putc('{', f) == EOF) rc = AF_EIO;
-      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
-        if (i > 0 && fputs(", ", f) < 0) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_out_json_string(f, c->obs_names[i]);
-        if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
-      }
-      if (rc == AF_OK && fputs("}\n", f) < 0) rc = AF_EIO;
-    }
-  } else {
-    rc = af_out_provenance_csv(f, x->prov);
-    if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, nobs);
-    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
-      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
-        if (i > 0 && putc(',', f) == EOF) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
-      }
-      if (rc == AF_OK && putc('\n', f) == EOF) rc = AF_EIO;
-    }
+  if (x->stream) { /* the rows are out (all, after a resume from the end):
+                     the statistics follow them */
+    rc = af_mp_stream(x);
+    return rc == AF_OK ? af_out_prov_tail(f, x->prov, x->nprov,
+                                          c->format == AF_FMT_JSONL)
+                       : rc;
   }
+  rc = af_mp_write_head(f, x);
+  for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++)
+    rc = af_mp_write_row(f, x, k);
   return rc;
 }
 
@@ -622,6 +649,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     x.o.resume = &ck;
   }
   af_out_progress_init(&x.prog, itimes[0], itimes[nitimes - 1]);
+  x.stream = af_out_streams(c->out);
+  x.nprov = prov->n;
   if (c->checkpoint || x.prog.on) {
     x.o.checkpoint = af_mp_checkpoint;
     x.o.checkpoint_ctx = &x;

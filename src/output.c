@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -212,7 +213,13 @@ int af_out_json_double(FILE *f, double v) {
 }
 
 int af_out_provenance_jsonl(FILE *f, const af_prov *p) {
-  if (fputs("{\"provenance\": {", f) < 0) return AF_EIO;
+  return af_out_object_jsonl(f, "provenance", p);
+}
+
+int af_out_object_jsonl(FILE *f, const char *name, const af_prov *p) {
+  if (putc('{', f) == EOF || af_out_json_string(f, name) != AF_OK ||
+      fputs(": {", f) < 0)
+    return AF_EIO;
   for (size_t i = 0; i < p->n; i++) {
     if (i > 0 && fputs(", ", f) < 0) return AF_EIO;
     int rc = af_out_json_string(f, p->items[i].key);
@@ -297,4 +304,18 @@ void af_out_progress_end(af_out_progress *p) {
 
 void af_out_progress_fn(double t, unsigned long steps, void *ctx) {
   af_out_progress_show(ctx, t, steps);
+}
+
+int af_out_streams(const char *out) {
+  struct stat st, so;
+  if (strcmp(out, "-") == 0) return 1;
+  return stat(out, &st) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+         st.st_dev == so.st_dev && st.st_ino == so.st_ino;
+}
+
+int af_out_prov_tail(FILE *f, const af_prov *p, size_t from, int jsonl) {
+  af_prov tail = {p->n - from, p->n - from, p->items + from};
+  if (from > p->n) return AF_EINVAL;
+  return jsonl ? af_out_object_jsonl(f, "statistics", &tail)
+               : af_out_provenance_csv(f, &tail);
 }

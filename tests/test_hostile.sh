@@ -247,4 +247,53 @@ os.execv(sys.argv[1], sys.argv[1:])' "$AF" $LONG --out "$out/r.csv" 2>/dev/null 
   fi
 done
 
+# ------------------------------------------------------------ long runs
+# Rows reach standard output as their times are reached: the row of
+# t = 0 is there while the run is still going; killed, it stays.
+"$AF" $LONG --times 0,10 >"$tmp/stream.out" 2>/dev/null &
+pid=$!
+i=0
+while [ "$i" -lt 200 ] && ! grep -q '^0,' "$tmp/stream.out"; do
+  sleep 0.05
+  i=$((i + 1))
+done
+if kill -0 "$pid" 2>/dev/null && grep -q '^0,' "$tmp/stream.out"; then
+  ok "the row of t = 0 is on standard output while the run goes on"
+else
+  notok "rows streamed" "$(head -c 300 "$tmp/stream.out" | tr '\n' '|')"
+fi
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$AF" $B --times 0,0.5,1 --observables t,drift >"$tmp/s.csv" 2>"$tmp/stderr"
+"$AF" $B --times 0,0.5,1 --observables t,drift --out "$tmp/f.csv" 2>>"$tmp/stderr"
+if [ "$(rows "$tmp/s.csv" | grep -v '^#')" = "$(rows "$tmp/f.csv")" ] &&
+  [ "$(tail -n 1 "$tmp/s.csv" | cut -c1-9)" = "# blas: " ] &&
+  grep -q '^# steps: ' "$tmp/f.csv"; then
+  ok "streamed rows equal the file's; the statistics follow them"
+else
+  notok "streamed rows" "$(tail -n 3 "$tmp/s.csv" | tr '\n' '|')"
+fi
+# Progress on a terminal (script(1) gives the run one), none otherwise.
+if command -v script >/dev/null 2>&1 &&
+  script -qec "true" /dev/null >/dev/null 2>&1; then
+  # about 1 s and 2 s of CPU: progress lines start after 0.5 s
+  for p in "--n 4 --t-end 3 --method rk4 --h 1e-5" \
+    "--n 8 --t-end 5 --precision 160 --tol 1e-40"; do
+    script -qec "$AF run --scheme post-ln --d 3 --beta 1 $p --out $tmp/p.csv" \
+      /dev/null >"$tmp/tty" 2>&1 </dev/null
+    if grep -q 'steps, .* elapsed, about .* to go' "$tmp/tty"; then
+      ok "progress on a terminal ($p)"
+    else
+      notok "progress on a terminal ($p)" "$(tr '\r' '|' <"$tmp/tty" | head -c 300)"
+    fi
+  done
+else
+  skip "progress on a terminal" "no script(1)"
+fi
+if [ ! -s "$tmp/stderr" ]; then
+  ok "no progress when standard error is not a terminal"
+else
+  notok "no progress off a terminal" "$(head -c 200 "$tmp/stderr")"
+fi
+
 cli_summary
