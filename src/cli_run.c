@@ -671,6 +671,7 @@ typedef struct {
    * the provenance entries before the run's statistics. */
   int stream;
   size_t streamed, nprov;
+  int stream_errno;    /* a streamed row could not be written: errno + 1 */
 } af_run_ctx;
 
 /* Row k, streamed: the provenance and header first. */
@@ -688,6 +689,7 @@ static int af_run_stream_row(af_run_ctx *x, size_t k) {
     rc = jsonl ? af_out_jsonl_row(stdout, c->obs_names, row, c->nobs)
                : af_out_csv_row(stdout, row, c->nobs);
   if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  if (rc == AF_EIO) x->stream_errno = errno + 1;
   x->streamed++;
   return rc;
 }
@@ -1134,6 +1136,11 @@ int af_cli_run(int argc, char **argv) {
   af_out_progress_end(&prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
+  } else if (x.stream_errno) { /* standard output failed, not the run */
+    af_cli_error("cannot write %s: %s (%s)",
+                 strcmp(c.out, "-") ? c.out : "standard output",
+                 af_strerror(AF_EIO), strerror(x.stream_errno - 1));
+    ex = AF_EXIT_FAIL;
   } else if (x.ran && x.run_status != AF_OK) {
     af_cli_error("run failed at t = %.17g: %s (%s)", x.stats.t_reached,
                  af_strerror(x.run_status), af_status_name(x.run_status));

@@ -154,6 +154,7 @@ typedef struct {
   af_out_progress prog;      /* progress line (output.c)               */
   int stream;                /* rows streamed to stdout (output.h)     */
   size_t streamed, nprov;
+  int stream_errno;          /* streaming failed: errno + 1            */
   int run_status, ran;
 } af_mp_run;
 
@@ -546,6 +547,7 @@ static int af_mp_stream(af_mp_run *x) {
   for (size_t n = af_mp_nrows(x); x->streamed < n && rc == AF_OK; x->streamed++)
     rc = af_mp_write_row(stdout, x, x->streamed);
   if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  if (rc == AF_EIO) x->stream_errno = errno + 1;
   return rc;
 }
 
@@ -663,6 +665,10 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   af_out_progress_end(&x.prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
+  } else if (x.stream_errno) { /* standard output failed, not the run */
+    af_cli_error("cannot write %s: %s (%s)",
+                 strcmp(c->out, "-") ? c->out : "standard output",
+                 af_strerror(AF_EIO), strerror(x.stream_errno - 1));
   } else if (x.fail_path && !(x.ran && x.run_status != AF_OK &&
                               x.fail_path != c->checkpoint)) {
     if (x.fail_errno != 0)
