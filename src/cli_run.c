@@ -672,12 +672,14 @@ typedef struct {
   int stream;
   size_t streamed, nprov;
   int stream_errno;    /* a streamed row could not be written: errno + 1 */
+  af_out_progress *prog; /* erased before a streamed row (one screen) */
 } af_run_ctx;
 
 /* Row k, streamed: the provenance and header first. */
 static int af_run_stream_row(af_run_ctx *x, size_t k) {
   const af_run_cfg *c = x->c;
   int rc = AF_OK, jsonl = c->format == AF_FMT_JSONL;
+  if (x->prog) af_out_progress_end(x->prog);
   if (x->streamed == 0) {
     rc = jsonl ? af_out_provenance_jsonl(stdout, x->prov)
                : af_out_provenance_csv(stdout, x->prov);
@@ -1129,6 +1131,7 @@ int af_cli_run(int argc, char **argv) {
   if (prog.on) {
     c.integ.progress = af_out_progress_fn;
     c.integ.progress_ctx = &prog;
+    x.prog = &prog;
   }
   errno = 0;
   rc = af_write_atomic(c.out, af_run_out_cb, &x);

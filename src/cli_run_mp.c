@@ -543,6 +543,7 @@ static int af_mp_write_row(FILE *f, const af_mp_run *x, size_t k) {
  * checkpoint too), the head first. */
 static int af_mp_stream(af_mp_run *x) {
   int rc = AF_OK;
+  af_out_progress_end(&x->prog); /* (one screen: the rows, then progress) */
   if (x->streamed == 0) rc = af_mp_write_head(stdout, x);
   for (size_t n = af_mp_nrows(x); x->streamed < n && rc == AF_OK; x->streamed++)
     rc = af_mp_write_row(stdout, x, x->streamed);
