@@ -1,4 +1,5 @@
-/* internal.h -- declarations shared by the library's sources only. */
+/* internal.h -- declarations shared by the library's sources (and by the
+ * command built beside it: checked sizes, checksums, bounded lines). */
 #ifndef AF_INTERNAL_H
 #define AF_INTERNAL_H
 
