@@ -54,13 +54,14 @@
 /* ------------------------------------------------------------ options */
 
 enum { S_HELP, S_SCHEME, S_N, S_D, S_BETA, S_SEEDS, S_OUT, S_THREADS,
-       S_COUNT };
+       S_PROGRESS, S_COUNT };
 
 static const af_cli_opt af_sweep_own[S_COUNT] = {
     [S_HELP] = {"help", 0},       [S_SCHEME] = {"scheme", 1},
     [S_N] = {"n", 1},             [S_D] = {"d", 1},
     [S_BETA] = {"beta", 1},       [S_SEEDS] = {"seeds", 1},
     [S_OUT] = {"out", 1},         [S_THREADS] = {"threads", 1},
+    [S_PROGRESS] = {"progress", 0},
 };
 
 /* Options of 'attnflow run' that a sweep does not pass on, and why. */
@@ -111,6 +112,9 @@ static void af_sweep_help(void) {
       "                  only the missing runs; removed at the end\n"
       "  --threads T     OpenMP threads per rank (default: OMP_NUM_THREADS or\n"
       "                  the number of cores)\n"
+      "  --progress      progress on stderr even when it is not a terminal (under\n"
+      "                  mpirun, which hands the ranks pipes); a terminal gets it\n"
+      "                  anyway\n"
       "\n"
       "Every other option of 'attnflow run --help' applies to each run, except\n"
       "--seed (use --seeds), --format, --save-state and the MPFR options\n"
@@ -147,6 +151,7 @@ typedef struct {
   size_t rowlen; /* ntimes * nobs values, then steps and nevals */
   const char *out;
   int nthreads;
+  int progress; /* --progress */
   /* Run options as given, for the synthesized 'run' command line. */
   const char *run_val[O_COUNT];
 } af_sweep;
@@ -437,7 +442,7 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
       return -1;
     }
     if (o < S_COUNT) {
-      own[o] = val;
+      own[o] = val ? val : ""; /* a flag: present */
       continue;
     }
     o -= S_COUNT;
@@ -488,6 +493,7 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
                  "it)");
     return AF_EXIT_USAGE;
   }
+  g->progress = own[S_PROGRESS] != NULL;
   g->nthreads = 0;
   if (own[S_THREADS]) {
     unsigned long t;
@@ -532,6 +538,16 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
 
 /* Files named by the run options, read once per (scheme, n, d) before
  * any run: a missing or malformed file is one error, not one per run. */
+static void af_sweep_file_error(const char *opt, const char *path,
+                                size_t line, int st, int err) {
+  if (line > 0)
+    af_cli_error("%s %s:%zu: %s", opt, path, line, af_strerror(st));
+  else if (st == AF_EIO && err != 0)
+    af_cli_error("%s %s: %s (%s)", opt, path, af_strerror(st), strerror(err));
+  else
+    af_cli_error("%s %s: %s", opt, path, af_strerror(st));
+}
+
 static int af_sweep_read_files(af_sweep *g) {
   for (size_t c = 0; c < g->ncomb; c++) {
     const af_run_cfg *rc = &g->cfg[c];
@@ -542,19 +558,19 @@ static int af_sweep_read_files(af_sweep *g) {
         strcmp(rc->weights, "kaiming") != 0) {
       st = af_weights_read(&g->wfile[c], rc->weights, rc->d, &line);
       if (st != AF_OK) {
-        af_cli_error("--weights %s%s%.0zu: %s", rc->weights, line ? ":" : "",
-                     line, af_strerror(st));
+        af_sweep_file_error("--weights", rc->weights, line, st, errno);
         return AF_EXIT_FAIL;
       }
     }
     if (strncmp(rc->init, "file:", 5) == 0) {
       double *y = malloc(af_state_size(rc->n, rc->d) * sizeof *y);
+      errno = 0;
       st = y ? af_init_state(y, &line, rc->init, rc->n, rc->d, rc->r0, 1)
              : AF_ENOMEM;
+      int err = errno;
       free(y);
       if (st != AF_OK) {
-        af_cli_error("--init %s%s%.0zu: %s", rc->init, line ? ":" : "", line,
-                     af_strerror(st));
+        af_sweep_file_error("--init", rc->init + 5, line, st, err);
         return AF_EXIT_FAIL;
       }
     }
@@ -638,6 +654,7 @@ typedef struct {
   int abort;   /* stop handing out runs */
   /* MPI. */
   int nranks, nfin;
+  size_t *per_rank; /* runs finished by each rank (this execution) */
   /* Progress (stderr a terminal). */
   int tty;
   double t0, last;
@@ -879,7 +896,10 @@ static int af_sweep_serve0(void *vctx) {
                MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       int st;
 #pragma omp critical(af_sweep_queue)
-      st = af_sweep_done0((size_t)buf[0], buf + 2, (int)buf[1], x);
+      {
+        st = af_sweep_done0((size_t)buf[0], buf + 2, (int)buf[1], x);
+        x->per_rank[ms.MPI_SOURCE]++;
+      }
       if (st != AF_OK && rc == AF_OK) rc = st;
     }
   }
@@ -943,7 +963,17 @@ static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
   AF_SWEEP_LIST("grid_n", g->nn, "%zu", g->ns[i]);
   AF_SWEEP_LIST("grid_d", g->nd, "%zu", g->ds[i]);
   AF_SWEEP_LIST("grid_beta", g->nbeta, "%.17g", g->betas[i]);
-  AF_SWEEP_LIST("grid_seeds", g->nseed, "%lu", g->seeds[i]);
+  {
+    /* Seeds with consecutive runs as ranges A-B (1-2048 stays short). */
+    size_t q = 0;
+    for (size_t i = 0, j; i < g->nseed; i = j) {
+      for (j = i + 1; j < g->nseed && g->seeds[j] == g->seeds[j - 1] + 1; j++)
+        ;
+      q += (size_t)snprintf(s + q, len - q, "%s%lu", i ? "," : "", g->seeds[i]);
+      if (j - i > 1) q += (size_t)snprintf(s + q, len - q, "-%lu", g->seeds[j - 1]);
+    }
+    if (rc == AF_OK) rc = af_prov_add_str(p, "grid_seeds", s);
+  }
   if (rc == AF_OK) rc = af_prov_add_ulong(p, "runs", (unsigned long)g->nruns);
   if (rc == AF_OK)
     rc = af_prov_add_str(p, "seed_rule",
@@ -1053,6 +1083,16 @@ static int af_sweep_rank0(af_sweep_state *x, af_prov *prov, int nthreads) {
   int rc = af_sweep_exec(NULL, NULL, 0, g->rowlen, af_sweep_task, (void *)g,
                          &q, nthreads, NULL, NULL);
   af_sweep_progress(x, 1);
+  if (x->tty) {
+    /* Where the runs went (not in the file: it does not depend on it). */
+    size_t remote = 0;
+    for (int k = 1; k < x->nranks; k++) remote += x->per_rank[k];
+    fprintf(stderr, "sweep: %zu runs computed in %.2f s (rank 0: %zu", x->nfinished,
+            af_sweep_now() - x->t0, x->nfinished - remote);
+    for (int k = 1; k < x->nranks; k++)
+      fprintf(stderr, ", rank %d: %zu", k, x->per_rank[k]);
+    fprintf(stderr, "), %zu resumed\n", x->nresumed);
+  }
   if (rc != AF_OK) {
     af_cli_error("sweep: %s (journal '%s' keeps the finished runs)",
                  af_strerror(rc), x->jpath);
@@ -1175,7 +1215,8 @@ int af_cli_sweep(int argc, char **argv) {
     x.status = calloc(g.nruns, sizeof *x.status);
     x.have = calloc(g.nruns, 1);
     x.todo = malloc(g.nruns * sizeof *x.todo);
-    if (rc != AF_OK || !x.jpath || !x.rows || !x.status || !x.have || !x.todo) {
+    x.per_rank = calloc((size_t)nranks, sizeof *x.per_rank);
+    if (rc != AF_OK || !x.per_rank || !x.jpath || !x.rows || !x.status || !x.have || !x.todo) {
       af_cli_error("sweep: %s (%zu runs of %zu values)",
                    af_strerror(AF_ENOMEM), g.nruns, g.rowlen);
       ex = AF_EXIT_FAIL;
@@ -1194,7 +1235,7 @@ int af_cli_sweep(int argc, char **argv) {
   if (ex == -1) {
     ex = fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
   } else if (ex == AF_EXIT_OK && rank == 0) {
-    x.tty = isatty(fileno(stderr));
+    x.tty = g.progress || isatty(fileno(stderr));
     ex = af_sweep_rank0(&x, &prov, nthreads);
 #ifdef AF_HAVE_MPI
     if (mpi && ex != AF_EXIT_OK) MPI_Abort(MPI_COMM_WORLD, ex);
@@ -1222,6 +1263,7 @@ int af_cli_sweep(int argc, char **argv) {
   free(x.status);
   free(x.have);
   free(x.todo);
+  free(x.per_rank);
   af_prov_clear(&prov);
   af_sweep_free(&g);
   return ex;
