@@ -654,6 +654,7 @@ typedef struct {
   int abort;   /* stop handing out runs */
   /* MPI. */
   int nranks, nfin;
+  size_t nwritten, nsynced; /* journal lines written, fsync'd */
   size_t *per_rank; /* runs finished by each rank (this execution) */
   /* Progress (stderr a terminal). */
   int tty;
@@ -697,10 +698,14 @@ static int af_sweep_journal_add(af_sweep_state *x, size_t r, int status,
   uint64_t h = af_sweep_fnv(AF_FNV_BASIS, line, len);
   len += (size_t)snprintf(line + len, cap - len, " %016llx\n",
                           (unsigned long long)h);
-  int rc = fwrite(line, 1, len, x->journal) == len && fflush(x->journal) == 0 &&
-                   fsync(fileno(x->journal)) == 0
+  int rc = fwrite(line, 1, len, x->journal) == len && fflush(x->journal) == 0
                ? AF_OK
                : AF_EIO;
+#ifndef _OPENMP
+  /* No serving thread to fsync it (af_sweep_serve0): now. */
+  if (rc == AF_OK && fsync(fileno(x->journal)) != 0) rc = AF_EIO;
+#endif
+  x->nwritten++;
   free(line);
   return rc;
 }
@@ -857,56 +862,94 @@ static int af_sweep_done0(size_t r, const double *row, int status,
  * rank's rows reach rank 0 before its AF_TAG_FIN. */
 enum { AF_TAG_ASK = 1, AF_TAG_RUN, AF_TAG_ROW, AF_TAG_FIN };
 
-/* Seconds rank 0's serving thread sleeps when no message is waiting:
- * short against a run (milliseconds and more), long enough that polling
- * costs no noticeable CPU. */
+/* One message from another rank, if one is waiting: 1 if handled. */
+static int af_sweep_serve_msg(af_sweep_state *x, double *buf, int *rc) {
+  const af_sweep *g = x->g;
+  int flag;
+  MPI_Status ms;
+  MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
+  if (!flag) return 0;
+  if (ms.MPI_TAG == AF_TAG_ASK || ms.MPI_TAG == AF_TAG_FIN) {
+    MPI_Recv(NULL, 0, MPI_BYTE, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD,
+             MPI_STATUS_IGNORE);
+    if (ms.MPI_TAG == AF_TAG_FIN) {
+#pragma omp critical(af_sweep_queue)
+      x->nfin++;
+      return 1;
+    }
+    size_t r = 0;
+    int have;
+#pragma omp critical(af_sweep_queue)
+    have = af_sweep_next0(&r, x);
+    long long v = have ? (long long)r : -1;
+    MPI_Send(&v, 1, MPI_LONG_LONG, ms.MPI_SOURCE, AF_TAG_RUN, MPI_COMM_WORLD);
+  } else {
+    MPI_Recv(buf, (int)g->rowlen + 2, MPI_DOUBLE, ms.MPI_SOURCE, AF_TAG_ROW,
+             MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    int st;
+#pragma omp critical(af_sweep_queue)
+    {
+      st = af_sweep_done0((size_t)buf[0], buf + 2, (int)buf[1], x);
+      x->per_rank[ms.MPI_SOURCE]++;
+    }
+    if (st != AF_OK && *rc == AF_OK) *rc = st;
+  }
+  return 1;
+}
+#endif
+
+/* Seconds rank 0's serving thread sleeps when it has nothing to do:
+ * short against a run (milliseconds and more), long enough that its
+ * polling costs no noticeable CPU. */
 #define AF_SWEEP_POLL_NS 200000L
 
+/* Rank 0's serving thread: answers the other ranks (MPI) and fsyncs the
+ * journal lines the computing threads have written, so that no thread
+ * waits for the disk (an fsync takes 10-30 ms on a busy machine, longer
+ * than small runs).  A line is written and flushed at once, so a killed
+ * process loses none; the fsync guards against a crash of the machine.
+ * Returns when every other rank has finished and every run handed out
+ * has come back. */
 static int af_sweep_serve0(void *vctx) {
   af_sweep_state *x = vctx;
-  const af_sweep *g = x->g;
-  double *buf = malloc((g->rowlen + 2) * sizeof *buf);
-  if (buf == NULL) return AF_ENOMEM;
   int rc = AF_OK;
-  while (x->nfin < x->nranks - 1) {
-    int flag;
-    MPI_Status ms;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
-    if (!flag) {
-      struct timespec ts = {0, AF_SWEEP_POLL_NS};
-      nanosleep(&ts, NULL);
-      continue;
-    }
-    if (ms.MPI_TAG == AF_TAG_ASK || ms.MPI_TAG == AF_TAG_FIN) {
-      MPI_Recv(NULL, 0, MPI_BYTE, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD,
-               MPI_STATUS_IGNORE);
-      if (ms.MPI_TAG == AF_TAG_FIN) {
-        x->nfin++;
-        continue;
-      }
-      size_t r = 0;
-      int have;
+  double *buf = malloc((x->g->rowlen + 2) * sizeof *buf);
+  if (buf == NULL) return AF_ENOMEM;
+  for (;;) {
+    int busy = 0;
+#ifdef AF_HAVE_MPI
+    if (x->nranks > 1) busy = af_sweep_serve_msg(x, buf, &rc);
+#endif
+    size_t written, synced;
+    int finished;
 #pragma omp critical(af_sweep_queue)
-      have = af_sweep_next0(&r, x);
-      long long v = have ? (long long)r : -1;
-      MPI_Send(&v, 1, MPI_LONG_LONG, ms.MPI_SOURCE, AF_TAG_RUN,
-               MPI_COMM_WORLD);
-    } else {
-      MPI_Recv(buf, (int)g->rowlen + 2, MPI_DOUBLE, ms.MPI_SOURCE, AF_TAG_ROW,
-               MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-      int st;
+    {
+      written = x->nwritten;
+      synced = x->nsynced;
+      finished = x->nfin == x->nranks - 1 &&
+                 (x->next >= x->ntodo || x->abort) && x->nfinished == x->next;
+    }
+    if (written > synced) {
+      busy = 1;
+      if (fsync(fileno(x->journal)) != 0 && rc == AF_OK) rc = AF_EIO;
 #pragma omp critical(af_sweep_queue)
       {
-        st = af_sweep_done0((size_t)buf[0], buf + 2, (int)buf[1], x);
-        x->per_rank[ms.MPI_SOURCE]++;
+        x->nsynced = written;
+        if (rc != AF_OK) x->abort = 1;
       }
-      if (st != AF_OK && rc == AF_OK) rc = st;
+    } else if (finished) {
+      break;
+    }
+    if (!busy) {
+      struct timespec ts = {0, AF_SWEEP_POLL_NS};
+      nanosleep(&ts, NULL);
     }
   }
   free(buf);
   return rc;
 }
 
+#ifdef AF_HAVE_MPI
 /* Other ranks: ask rank 0 (inside the engine's critical section, so one
  * thread of this rank talks to rank 0 at a time: MPI_THREAD_SERIALIZED). */
 typedef struct {
@@ -1075,7 +1118,10 @@ static int af_sweep_launched(void) {
 static int af_sweep_rank0(af_sweep_state *x, af_prov *prov, int nthreads) {
   const af_sweep *g = x->g;
   af_sweep_queue q = {af_sweep_next0, af_sweep_done0, NULL, x};
-#ifdef AF_HAVE_MPI
+#ifdef _OPENMP
+  q.serve = af_sweep_serve0;
+#else
+  /* One thread: it serves the other ranks, or computes alone. */
   if (x->nranks > 1) q.serve = af_sweep_serve0;
 #endif
   x->t0 = af_sweep_now();
@@ -1083,6 +1129,8 @@ static int af_sweep_rank0(af_sweep_state *x, af_prov *prov, int nthreads) {
   int rc = af_sweep_exec(NULL, NULL, 0, g->rowlen, af_sweep_task, (void *)g,
                          &q, nthreads, NULL, NULL);
   af_sweep_progress(x, 1);
+  if (rc == AF_OK && (fflush(x->journal) != 0 || fsync(fileno(x->journal)) != 0))
+    rc = AF_EIO;
   if (x->tty) {
     /* Where the runs went (not in the file: it does not depend on it). */
     size_t remote = 0;
