@@ -76,6 +76,20 @@ else
   notok "a row of the sweep is 'attnflow run --seed' bit for bit" "rows differ"
 fi
 
+# Run options reach every run: Kaiming weights (drawn from each run's
+# seed), the layer maps, nGPT's alpha, a column selection.
+RO="--n 5 --d 4 --beta 1.5 --weights kaiming --method layers --h 0.1 --t-end 2 --times 1,2 --observables t,energy,gap_max --alpha 0.7"
+check "sweep with run options" "$AF" sweep --scheme pre-ln,ngpt --seeds 3,9 $RO --out "$tmp/ro.csv"
+for sc in pre-ln ngpt; do for s in 3 9; do
+  "$AF" run --scheme $sc --seed $s $RO | grep -v '^#' | sed 1d | sed "s/^/$sc,5,4,1.5,$s,/"
+done; done >"$tmp/ro.run"
+if data "$tmp/ro.csv" | sed 1d | cmp -s - "$tmp/ro.run" &&
+   [ "$(data "$tmp/ro.csv" | head -n 1)" = "scheme,n,d,beta,seed,t,energy,gap_max" ]; then
+  ok "run options apply to each run (kaiming, layers, alpha, observables)"
+else
+  notok "run options apply to each run (kaiming, layers, alpha, observables)" "rows differ"
+fi
+
 check "the example with 1 thread" "$AF" sweep $EX --threads 1 --out "$tmp/t1.csv"
 data "$tmp/t2.csv" >"$tmp/t2.csv.data"
 if data "$tmp/t1.csv" | cmp -s - "$tmp/t2.csv.data"; then
