@@ -37,6 +37,11 @@ else
   notok "sweep --help names the grid and MPI" "no --seeds or mpirun in the text"
 fi
 check "the example sweep (2 threads)" "$AF" sweep $EX --threads 2 --out "$tmp/t2.csv"
+if [ -s "$tmp/stderr" ]; then
+  notok "a sweep is silent when stderr is not a terminal" "$(head -n 1 "$tmp/stderr")"
+else
+  ok "a sweep is silent when stderr is not a terminal"
+fi
 nrows=$(data "$tmp/t2.csv" | sed 1d | wc -l)
 head=$(data "$tmp/t2.csv" | head -n 1)
 want_head="scheme,n,d,beta,seed,t,cos_mean,cos_min,cos_max,r_mean,r_min,r_max,var,energy,clusters,speed_mean,drift"
@@ -101,6 +106,16 @@ if [ ! -e "$tmp/t1.csv.journal" ] && [ ! -e "$tmp/t2.csv.journal" ]; then
   ok "a finished sweep removes its journal"
 else
   notok "a finished sweep removes its journal" "journal left behind"
+fi
+
+# Progress: nothing on stderr by default (it is not a terminal here); the
+# progress and a closing count with --progress.
+check "the example with --progress" "$AF" sweep $EX --threads 1 --progress --out "$tmp/p.csv"
+if tr '\r' '\n' <"$tmp/stderr" | grep -q '^sweep: [0-9]*/48 runs ([0-9]*%)' &&
+   grep -q 'sweep: 48 runs computed in .* (rank 0: 48), 0 resumed' "$tmp/stderr"; then
+  ok "--progress reports on stderr"
+else
+  notok "--progress reports on stderr" "$(tr '\r' '|' <"$tmp/stderr" | head -c 300)"
 fi
 
 # ------------------------------------------------------------ MPI
