@@ -412,7 +412,8 @@ typedef int (*af_sweep_task_fn)(double *row, size_t r, void *ctx);
 
 typedef struct {
   /* Next run to compute: 1 and *r, or 0 when no run is left for this
-   * thread, or a negative af_status to stop every thread. */
+   * thread, or minus an af_status (-AF_EIO, ...) to stop every thread
+   * with that status. */
   int (*next)(size_t *r, void *ctx);
   /* The row and status of run r, finished by this process.  AF_OK, or an
    * af_status that stops every thread. */

@@ -732,7 +732,7 @@ static int af_sweep_journal_parse(const af_sweep_state *x, char *line,
   if (end == line || *end != ' ' || rr >= g->nruns) return 0;
   *r = (size_t)rr;
   long st = strtol(end + 1, &end, 10);
-  if (*end != ' ' || st > 0 || st < -1000) return 0;
+  if (*end != ' ' || st < 0 || st >= AF_STATUS_COUNT) return 0;
   *status = (int)st;
   for (size_t i = 0; i < g->rowlen; i++) {
     char *p = end;

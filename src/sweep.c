@@ -198,7 +198,7 @@ static void af_sweep_worker(size_t rowlen, af_sweep_task_fn task,
         *err = AF_ENOMEM;
       have = *err != AF_OK ? 0 : q->next(&r, q->ctx);
       if (have < 0) {
-        *err = have;
+        *err = -have;
         have = 0;
       }
     }

@@ -150,9 +150,20 @@ fi
 # ------------------------------------------------------------ kill, resume
 # 160 runs; the reference is uninterrupted, then the same command is
 # killed (SIGKILL) after a few runs and run again in the same place.
-KG="--scheme post-ln,pre-ln --n 48 --d 3 --beta 1,4 --seeds 1-40 --t-end 20 --times 5,20 --threads 1"
+# --max-steps 40 makes 15 of the runs fail (AF_EMAXSTEPS): their rows
+# and statuses must survive the journal too.
+KG="--scheme post-ln,pre-ln --n 48 --d 3 --beta 1,4 --seeds 1-40 --t-end 20 --times 5,20 --threads 1 --max-steps 40"
 mkdir "$tmp/k" || exit 99
-(cd "$tmp/k" && "$AF" sweep $KG --out k.csv) && mv "$tmp/k/k.csv" "$tmp/ref.csv"
+(cd "$tmp/k" && "$AF" sweep $KG --out k.csv) 2>"$tmp/stderr"
+st=$?
+mv "$tmp/k/k.csv" "$tmp/ref.csv"
+if [ "$st" -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+   grep -q 'sweep: 15 of 160 runs failed .* the first: scheme post-ln n 48 d 3 beta 1 seed 6: .*AF_EMAXSTEPS' "$tmp/stderr" &&
+   [ "$(grep -c ',nan,' "$tmp/ref.csv")" -ge 15 ] && grep -q '^# failed_runs: 15$' "$tmp/ref.csv"; then
+  ok "failed runs: file written, nan rows, exit 1, the first named"
+else
+  notok "failed runs: file written, nan rows, exit 1, the first named" "exit $st: $(head -n 1 "$tmp/stderr")"
+fi
 (cd "$tmp/k" && exec "$AF" sweep $KG --out k.csv) 2>/dev/null &
 pid=$!
 n=0
