@@ -97,6 +97,7 @@ AF_CLAIM_TABLE(af_claims_t41)
 AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
 AF_CLAIM_TABLE(af_claims_cert)
+AF_CLAIM_TABLE(af_claims_power)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */
