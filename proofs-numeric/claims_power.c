@@ -772,6 +772,178 @@ out:
   af_work_free(w);
 }
 
+/* ------------------------------------------------------------------ */
+/* X.*: the comparisons between schemes that the paper concludes from   */
+/* ------------------------------------------------------------------ */
+
+/* Run scheme s from a start spec and record gap_mean and var at times;
+ * the same run at 100 times the tolerance gives the estimate. */
+typedef struct {
+  double *gap, *var;
+  size_t k;
+  const af_model *m;
+  af_work *w;
+} x_ctx;
+
+static int x_out(double t, const double *y, void *vc)
+{
+  x_ctx *c = vc;
+  double ob[AF_OBS_COUNT];
+  int st = af_observe(ob, t, y, 0.9999, c->m, c->w);
+  c->gap[c->k] = ob[AF_OBS_gap_mean];
+  c->var[c->k] = ob[AF_OBS_var];
+  c->k++;
+  return st;
+}
+
+#define X_MAXT 8
+
+/* gap[i], var[i] at times[i], and est[i] = max relative difference of
+ * the two against the coarse run. */
+static int x_run(double *gap, double *var, double *est, const af_vctx *c,
+                 af_scheme_id s, size_t n, size_t d, double beta, double r0,
+                 const char *init, unsigned long seed, const double *times,
+                 size_t nt)
+{
+  af_model m;
+  af_v_model(&m, c, n, d, beta, s);
+  size_t N = af_state_size(n, d), line;
+  double *y = malloc(N * sizeof *y);
+  af_work *w = af_work_alloc(n, d);
+  double g2[X_MAXT], v2[X_MAXT];
+  int st = (y && w && nt <= X_MAXT) ? AF_OK : AF_ENOMEM;
+  for (int pass = 0; pass < 2 && st == AF_OK; pass++) {
+    st = af_init_state(y, &line, init, n, d, r0, seed);
+    af_integ_opts o;
+    af_integ_opts_init(&o);
+    o.rtol = TR_RTOL * (pass ? TR_COARSE : 1.0);
+    o.atol = TR_ATOL * (pass ? TR_COARSE : 1.0);
+    o.max_steps = 100000;
+    x_ctx xc = {pass ? g2 : gap, pass ? v2 : var, 0, &m, w};
+    if (st == AF_OK)
+      st = af_integrate(y, times, nt, &m, &o, w, x_out, &xc, NULL);
+  }
+  for (size_t i = 0; i < nt && st == AF_OK; i++)
+    est[i] = fmax(fabs(gap[i] - g2[i]) / gap[i], fabs(var[i] - v2[i]) /
+                                                     var[i]);
+  free(y);
+  af_work_free(w);
+  return st;
+}
+
+/* Symmetric start n = d = 4, beta = 1, r0 = 1 (X.terminal, X.early,
+ * X.late) and uniform starts n = 8, d = 3 (X.random, seeds 1..3). */
+typedef struct {
+  const char *what;
+  af_scheme_id a, b;
+  int use_gamma;   /* compare gamma = 1 - gap (early) instead of gap   */
+  int random;      /* uniform starts: an ordering, no exact prediction */
+  double t[3];
+} xcase;
+
+static const xcase xcases[] = {
+  /* exponential (Post-LN) against power (Pre-LN): gap_pre/gap_post grows */
+  {"terminal: gap pre/post", AF_PRE_LN, AF_POST_LN, 0, 0, {2.5, 5, 10}},
+  /* early speed: Peri-LN ahead of Pre-LN (gamma_peri/gamma_pre > 1) */
+  {"early: gamma peri/pre", AF_PERI_LN, AF_PRE_LN, 1, 0, {0.25, 0.5, 1}},
+  /* late diversity: Peri-LN keeps more than Post-LN (gap ratio > 1) */
+  {"late: gap peri/post", AF_PERI_LN, AF_POST_LN, 0, 0, {2.5, 5, 10}},
+  /* random starts: early Var drop of Peri-LN > Pre-LN's, late Var of
+   * Peri-LN > Post-LN's */
+  {"random early: dVar peri/pre", AF_PERI_LN, AF_PRE_LN, 1, 1,
+   {0.25, 0.5, 1}},
+  {"random late: Var peri/post", AF_PERI_LN, AF_POST_LN, 0, 1, {5, 10, 20}},
+};
+
+static void claim_cross(af_vresult *r, const af_vctx *c, int arg)
+{
+  const xcase *x = &xcases[arg];
+  double fac = af_v_tol(c, "X.ratio");
+  double times[4] = {0, x->t[0], x->t[1], x->t[2]};
+  size_t nt = 4;
+  double ga[4], va[4], ea[4], gb[4], vb[4], eb[4];
+  double worst = 0, tolw = 1, minratio = INFINITY, meas = 0, pred = 0;
+  int st = AF_OK, ok = 1;
+  unsigned long nseeds = x->random ? 3 : 1;
+  for (unsigned long seed = 1; seed <= nseeds && st == AF_OK; seed++) {
+    size_t n = x->random ? 8 : 4, d = x->random ? 3 : 4;
+    const char *init = x->random ? "uniform" : "orthonormal";
+    st = x_run(ga, va, ea, c, x->a, n, d, 1.0, 1.0, init, seed, times, nt);
+    if (st == AF_OK)
+      st = x_run(gb, vb, eb, c, x->b, n, d, 1.0, 1.0, init, seed, times,
+                 nt);
+    if (st != AF_OK)
+      break;
+    double pg_a[4], pg_b[4];
+    if (!x->random) {
+      af_t41_params p;
+      af_t41_params_init(&p, n, 1.0, x->a);
+      st = af_t41_solve(NULL, pg_a, NULL, times, nt, &p);
+      af_t41_params_init(&p, n, 1.0, x->b);
+      if (st == AF_OK)
+        st = af_t41_solve(NULL, pg_b, NULL, times, nt, &p);
+      if (st != AF_OK)
+        break;
+    }
+    for (size_t i = 1; i < nt; i++) {
+      double qa, qb, pa = 0, pb = 0;
+      if (x->random) {
+        qa = x->use_gamma ? va[0] - va[i] : va[i];
+        qb = x->use_gamma ? vb[0] - vb[i] : vb[i];
+      } else {
+        qa = x->use_gamma ? 1.0 - ga[i] : ga[i];
+        qb = x->use_gamma ? 1.0 - gb[i] : gb[i];
+        pa = x->use_gamma ? 1.0 - pg_a[i] : pg_a[i];
+        pb = x->use_gamma ? 1.0 - pg_b[i] : pg_b[i];
+      }
+      double ratio = qa / qb;
+      /* relative error of the ratio: both runs' estimates (relative to
+       * the quantity compared), the scalar system's 1e-12 relative, and
+       * the rounding floor 4 (n + d + 8) u / q of each quantity */
+      double ra = x->use_gamma ? ea[i] * (x->random ? va[i] : ga[i]) / qa
+                               : ea[i];
+      double rb = x->use_gamma ? eb[i] * (x->random ? vb[i] : gb[i]) / qb
+                               : eb[i];
+      double fl = 4.0 * (double) (n + d + 8) * U * (1.0 / qa + 1.0 / qb);
+      double rel = ra + rb + fl + (x->random ? 0.0 : 2e-12);
+      double tol = fac * rel;
+      minratio = fmin(minratio, ratio);
+      if (!x->random) {
+        double pr = pa / pb, e = fabs(ratio - pr) / pr;
+        if (!(e <= tol))
+          ok = 0;
+        if (!(e / tol <= worst / tolw)) {
+          worst = e;
+          tolw = tol;
+          meas = ratio;
+          pred = pr;
+        }
+      }
+      /* the ordering, with the same allowance */
+      if (!(ratio > 1.0 + tol))
+        ok = 0;
+    }
+    /* terminal: exp beats power ever more (ratio increasing) */
+    if (x->a == AF_PRE_LN && x->b == AF_POST_LN &&
+        !(ga[3] / gb[3] > ga[2] / gb[2] && ga[2] / gb[2] > ga[1] / gb[1]))
+      ok = 0;
+  }
+  if (st != AF_OK) {
+    af_v_error(r, st, "X");
+    return;
+  }
+  if (x->random)
+    af_v_ge(r, minratio, 1.0, 0.0);
+  else
+    af_v_abs(r, meas, pred, tolw * fabs(pred));
+  if (!ok)
+    r->status = AF_V_FAIL;
+  af_v_note(r, "%s at t=%g,%g,%g (%s): min ratio %.6g%s", x->what, x->t[0],
+            x->t[1], x->t[2], x->random ? "uniform n=8 d=3 b=1, seeds 1-3"
+                                        : "orthonormal n=d=4 b=1 r0=1",
+            minratio, x->random ? "" : "; worst vs scalar system shown");
+}
+
 #define F_S AF_FAULT_SPEED
 #define F_R AF_FAULT_RADIAL
 #define F_A AF_FAULT_ATTENTION
@@ -823,6 +995,16 @@ const af_claim af_claims_power[] = {
    F_S | F_R | F_A, "Q = A, K = A^-T M, V = I + E: the flow at beta 2"},
   {"T4.1w.mixed", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 22,
    F_S | F_A, "as T4.1w.mixed, direct kernel"},
+  {"X.terminal", "", AF_V_PASS, "X.ratio", claim_cross, 0, F_S | F_R | F_A,
+   "gap Pre-LN / Post-LN = scalar systems' ratio, > 1 and growing"},
+  {"X.early", "", AF_V_PASS, "X.ratio", claim_cross, 1, F_S | F_R | F_A,
+   "gamma Peri-LN / Pre-LN early = scalar systems' ratio, > 1"},
+  {"X.late", "", AF_V_PASS, "X.ratio", claim_cross, 2, F_S | F_R | F_A,
+   "gap Peri-LN / Post-LN late = scalar systems' ratio, > 1"},
+  {"X.random-early", "", AF_V_PASS, "X.ratio", claim_cross, 3, 0,
+   "random starts: Var drop Peri-LN > Pre-LN early"},
+  {"X.random-late", "", AF_V_PASS, "X.ratio", claim_cross, 4, 0,
+   "random starts: Var Peri-LN > Post-LN late"},
   {"S7.map", "post-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_POST_LN,
    F_S | F_A, "one layer step = the spec's map (theory/s7.c)"},
   {"S7.map", "pre-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_PRE_LN,
