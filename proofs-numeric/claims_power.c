@@ -944,6 +944,240 @@ static void claim_cross(af_vresult *r, const af_vctx *c, int arg)
             minratio, x->random ? "" : "; worst vs scalar system shown");
 }
 
+/* ------------------------------------------------------------------ */
+/* T3.1.d1r: on S^0 nothing turns, and the radii grow at exact rates    */
+/* ------------------------------------------------------------------ */
+
+/* d = 1, n = 5 with signs + - + + -, beta 0.7, r0 1.3, tau 1, T = 10.
+ * theta_j = +-1 exactly, so P A_j = A_j - theta_j^2 A_j = 0 and every
+ * direction stays; A_j = (m_s e^{+-beta} - m_o e^{-+beta})/Z_j is
+ * constant, so r_j(T) = r0 + c_j T (Pre-LN, c_j = theta_j A_j),
+ * r0 + sign(c_j) T (Peri-LN: c/|A|), r0 + c_j (T - tau) (Mix-LN), r0
+ * (the others); rk8pd is exact on a linear r up to rounding: N steps of
+ * 4 u r each.  Measured: max over tokens of |theta_j(T) - theta_j(0)| and
+ * |r_j(T) - prediction|/prediction; tolerance row T3.1.d1r: factor on
+ * 4 u (N + 10). */
+static void claim_d1r(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id s = (af_scheme_id) arg;
+  const double sg[5] = {1, -1, 1, 1, -1};
+  const size_t n = 5;
+  double beta = 0.7, r0 = 1.3, T = 10.0, tau = 1.0;
+  af_model m;
+  af_v_model(&m, c, n, 1, beta, s);
+  m.tau = tau;
+  double y[10], times[2] = {0, T};
+  for (size_t j = 0; j < n; j++) {
+    y[j] = sg[j];
+    y[n + j] = r0;
+  }
+  af_work *w = af_work_alloc(n, 1);
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = TR_RTOL;
+  o.atol = TR_ATOL;
+  af_integ_stats stats = {0, 0, 0};
+  int st = w ? af_integrate(y, times, 2, &m, &o, w, NULL, NULL, &stats)
+             : AF_ENOMEM;
+  af_work_free(w);
+  if (st != AF_OK) {
+    af_v_error(r, st, "T3.1.d1r");
+    return;
+  }
+  double np = 3, nm = 2, worst = 0;
+  for (size_t j = 0; j < n; j++) {
+    double ms = sg[j] > 0 ? np : nm, mo = sg[j] > 0 ? nm : np;
+    /* theta_j A_j = (m_same e^beta - m_other e^-beta)/(same + other) */
+    double cj = (ms * exp(beta) - mo * exp(-beta)) /
+                (ms * exp(beta) + mo * exp(-beta));
+    double pred = r0;
+    if (s == AF_PRE_LN)
+      pred = r0 + cj * T;
+    else if (s == AF_MIX_LN)
+      pred = r0 + cj * (T - tau);
+    else if (s == AF_PERI_LN)
+      pred = r0 + (cj > 0 ? 1.0 : -1.0) * T;
+    double e = fmax(fabs(y[j] - sg[j]), fabs(y[n + j] - pred) / pred);
+    if (!(e <= worst))
+      worst = e;
+  }
+  double tol = af_v_tol(c, "T3.1.d1r") * 4.0 * U *
+               ((double) stats.steps + 10.0);
+  af_v_abs(r, worst, 0.0, tol);
+  af_v_note(r, "d=1 n=5 signs +-++- beta=0.7 r0=1.3 T=10: max direction "
+            "change / radius error %.3g, %lu steps", worst, stats.steps);
+}
+
+/* ------------------------------------------------------------------ */
+/* P4: small beta                                                       */
+/* ------------------------------------------------------------------ */
+
+/* Post-LN, uniform start n = 6, d = 3 (seed 1), T = 1: the distance
+ * D(beta) = max_j |theta_j^beta(T) - theta_j^0(T)| is C beta + O(beta^2)
+ * (P4: <= C beta e^{3t}), so its order in beta, log2(D(b)/D(b/2)) at
+ * b = 0.02, is 1 within P4.order; and the beta = 0 flow is the mean
+ * field dx/dt = P_x(mean): one step of af_rhs at beta = 0 equals
+ * mean - <theta, mean> theta to rounding (P4.beta0). */
+static int p4_run(double *y, const af_vctx *c, double beta)
+{
+  af_model m;
+  af_v_model(&m, c, 6, 3, beta, AF_POST_LN);
+  size_t line;
+  int st = af_init_state(y, &line, "uniform", 6, 3, 1.0, 1);
+  af_work *w = af_work_alloc(6, 3);
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = TR_RTOL;
+  o.atol = TR_ATOL;
+  double times[2] = {0, 1.0};
+  if (st == AF_OK)
+    st = w ? af_integrate(y, times, 2, &m, &o, w, NULL, NULL, NULL)
+           : AF_ENOMEM;
+  af_work_free(w);
+  return st;
+}
+
+static void claim_p4(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double y0[24], y1[24], y2[24];
+  int st = p4_run(y0, c, 0.0);
+  if (st == AF_OK)
+    st = p4_run(y1, c, 0.02);
+  if (st == AF_OK)
+    st = p4_run(y2, c, 0.01);
+  if (st != AF_OK) {
+    af_v_error(r, st, "P4");
+    return;
+  }
+  double d1 = 0, d2 = 0;
+  for (size_t i = 0; i < 18; i++) {
+    d1 = fmax(d1, fabs(y1[i] - y0[i]));
+    d2 = fmax(d2, fabs(y2[i] - y0[i]));
+  }
+  double p = log2(d1 / d2);
+  af_v_abs(r, p, 1.0, af_v_tol(c, "P4.order"));
+  af_v_note(r, "Post-LN uniform n=6 d=3 T=1: D(0.02)=%.4g D(0.01)=%.4g, "
+            "order %.4f; D/(beta e^3) = %.3g", d1, d2, p,
+            d1 / (0.02 * exp(3.0)));
+}
+
+static void claim_p4_beta0(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  const size_t n = 6, d = 3;
+  af_model m;
+  af_v_model(&m, c, n, d, 0.0, AF_POST_LN);
+  double y[24], dy[24], mean[3] = {0, 0, 0};
+  size_t line;
+  af_work *w = af_work_alloc(n, d);
+  int st = af_init_state(y, &line, "uniform", n, d, 1.0, 2);
+  if (st == AF_OK)
+    st = w ? af_rhs(dy, 0.0, y, &m, w) : AF_ENOMEM;
+  af_work_free(w);
+  if (st != AF_OK) {
+    af_v_error(r, st, "P4.beta0");
+    return;
+  }
+  for (size_t j = 0; j < n; j++)
+    for (size_t i = 0; i < d; i++)
+      mean[i] += y[j * d + i] / (double) n;
+  double worst = 0;
+  for (size_t j = 0; j < n; j++) {
+    const double *t = y + j * d;
+    double cm = t[0] * mean[0] + t[1] * mean[1] + t[2] * mean[2];
+    for (size_t i = 0; i < d; i++)
+      worst = fmax(worst, fabs(dy[j * d + i] - (mean[i] - cm * t[i])));
+  }
+  /* rounding: weights 1/n (n exps of 0, a sum), the mean of n unit
+   * vectors, the projection: 2 (2n + d + 6) u per component, twice
+   * (src/ and here) */
+  double tol = af_v_tol(c, "P4.beta0") * 4.0 * (double) (2 * n + d + 6) * U;
+  af_v_abs(r, worst, 0.0, tol);
+  af_v_note(r, "beta=0, uniform n=6 d=3: max |f - P_x(mean)| %.3g", worst);
+}
+
+/* ------------------------------------------------------------------ */
+/* P5: metastability                                                    */
+/* ------------------------------------------------------------------ */
+
+/* SA (Post-LN) on the circle, n = 5, the separated start of the
+ * metastability demonstration (angles -0.1, 0.1, 1.82, 3.04, 3.24):
+ * (1) at beta = 4 the cluster count (cosine > 0.9999) falls in a
+ * staircase: non-increasing, >= 3 distinct values on [0, 400], ending at
+ * 1; (2) the last plateau (two clusters at angle phi) lasts
+ * ~ C(beta) e^{beta (1 - cos phi)}: the slope of ln t_merge between
+ * beta = 3 and 4 equals 1 - cos phi (phi measured on the plateau at t =
+ * 50, mean of the two betas) within P5.slope. */
+#define P5_T 1000
+static int p5_run(double *tmerge, double *cosphi, int *distinct,
+                  int *monotone, const af_vctx *c, double beta)
+{
+  const double ang[5] = {-0.1, 0.1, 1.82, 3.04, 3.24};
+  af_model m;
+  af_v_model(&m, c, 5, 2, beta, AF_POST_LN);
+  double y[15];
+  for (size_t j = 0; j < 5; j++) {
+    y[2 * j] = cos(ang[j]);
+    y[2 * j + 1] = sin(ang[j]);
+    y[10 + j] = 1.0;
+  }
+  af_work *w = af_work_alloc(5, 2);
+  if (!w)
+    return AF_ENOMEM;
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  double prev = 5, t = 0;
+  int st = AF_OK;
+  *tmerge = INFINITY;
+  *distinct = 1;
+  *monotone = 1;
+  *cosphi = NAN;
+  for (int k = 1; k <= P5_T && st == AF_OK; k++) {
+    double times[2] = {t, (double) k}, ob[AF_OBS_COUNT];
+    st = af_integrate(y, times, 2, &m, &o, w, NULL, NULL, NULL);
+    t = (double) k;
+    if (st == AF_OK)
+      st = af_observe(ob, t, y, 0.9999, &m, w);
+    if (st != AF_OK)
+      break;
+    double cl = ob[AF_OBS_clusters];
+    if (k == 50)
+      *cosphi = ob[AF_OBS_cos_min];
+    if (cl > prev)
+      *monotone = 0;
+    if (cl != prev && k <= 400)
+      (*distinct)++;
+    if (cl == 1 && prev > 1)
+      *tmerge = t;
+    prev = cl;
+  }
+  af_work_free(w);
+  return st;
+}
+
+static void claim_p5(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double t3, t4, c3, c4;
+  int d3, d4, m3, m4;
+  int st = p5_run(&t3, &c3, &d3, &m3, c, 3.0);
+  if (st == AF_OK)
+    st = p5_run(&t4, &c4, &d4, &m4, c, 4.0);
+  if (st != AF_OK) {
+    af_v_error(r, st, "P5");
+    return;
+  }
+  double slope = log(t4 / t3), pred = 1.0 - 0.5 * (c3 + c4);
+  af_v_abs(r, slope, pred, af_v_tol(c, "P5.slope"));
+  if (!(m4 && m3 && d4 >= 3 && isfinite(t4)))
+    r->status = AF_V_FAIL;
+  af_v_note(r, "circle n=5, separated start: beta=4 %d cluster counts on "
+            "[0,400] (%s), merge to 1 at t=%g (beta 3: %g); slope ln t "
+            "%.4g vs 1-cos phi %.4g", d4, m4 ? "non-increasing" : "NOT "
+            "monotone", t4, t3, slope, pred);
+}
+
 #define F_S AF_FAULT_SPEED
 #define F_R AF_FAULT_RADIAL
 #define F_A AF_FAULT_ATTENTION
@@ -995,6 +1229,24 @@ const af_claim af_claims_power[] = {
    F_S | F_R | F_A, "Q = A, K = A^-T M, V = I + E: the flow at beta 2"},
   {"T4.1w.mixed", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 22,
    F_S | F_A, "as T4.1w.mixed, direct kernel"},
+  {"T3.1.d1r", "post-ln", AF_V_PASS, "T3.1.d1r", claim_d1r, AF_POST_LN, 0,
+   "S^0: directions fixed, r = r0"},
+  {"T3.1.d1r", "pre-ln", AF_V_PASS, "T3.1.d1r", claim_d1r, AF_PRE_LN,
+   F_R | F_A, "S^0: directions fixed, r = r0 + c T"},
+  {"T3.1.d1r", "mix-ln", AF_V_PASS, "T3.1.d1r", claim_d1r, AF_MIX_LN,
+   F_R | F_A, "S^0: directions fixed, r = r0 + c (T - tau)"},
+  {"T3.1.d1r", "peri-ln", AF_V_PASS, "T3.1.d1r", claim_d1r, AF_PERI_LN,
+   F_R, "S^0: directions fixed, r = r0 + sign(c) T"},
+  {"T3.1.d1r", "ngpt", AF_V_PASS, "T3.1.d1r", claim_d1r, AF_NGPT, 0,
+   "S^0: directions fixed, r = r0"},
+  {"T3.1.d1r", "ln-scaling", AF_V_PASS, "T3.1.d1r", claim_d1r,
+   AF_LN_SCALING, 0, "S^0: directions fixed, r = r0"},
+  {"P4", "", AF_V_PASS, "P4.order", claim_p4, 0, 0,
+   "small beta: |x^b - x^0| = C b + O(b^2), order 1 in beta"},
+  {"P4.beta0", "", AF_V_PASS, "P4.beta0", claim_p4_beta0, 0, 0,
+   "beta = 0: dtheta/dt = P_theta(mean)"},
+  {"P5", "", AF_V_PASS, "P5.slope", claim_p5, 0, F_S | F_A,
+   "metastability: staircase; d ln t_merge/d beta = 1 - cos phi"},
   {"X.terminal", "", AF_V_PASS, "X.ratio", claim_cross, 0, F_S | F_R | F_A,
    "gap Pre-LN / Post-LN = scalar systems' ratio, > 1 and growing"},
   {"X.early", "", AF_V_PASS, "X.ratio", claim_cross, 1, F_S | F_R | F_A,
