@@ -77,7 +77,7 @@ static const pcase cases[] = {
   /* 6-14: d = 2, 3, 4 and 6 through the small, BLAS and direct paths,
    * from gamma0 = 0.4 (gap0 0.6). */
   {AF_PERI_LN, 2, 1, 2, 1.5, 1.3, 1.0, 0.0, 1.0, W_NONE, 1, P_SMALL, 0.6, 4.0},
-  {AF_PRE_LN, 2, 96, 2, 1.5, 1.3, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.6, 4.0},
+  {AF_PRE_LN, 2, 64, 2, 1.5, 1.3, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.6, 4.0},
   {AF_NGPT, 2, 8, 2, 1.5, 1.0, 1.5, 0.5, 1.0, W_NONE, 1, P_DIRECT, 0.6, 4.0},
   {AF_PERI_LN, 2, 4, 3, 1.5, 0.8, 1.0, 0.0, 1.0, W_NONE, 1, P_SMALL, 0.6, 4.0},
   {AF_LN_SCALING, 2, 48, 3, 1.5, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.6, 4.0},
@@ -88,7 +88,7 @@ static const pcase cases[] = {
   /* 15-19: large beta, near consensus (beta gap0 = 5): the scores reach
    * beta (500, 1000 with c = 2) and exp needs the max subtraction. */
   {AF_POST_LN, 3, 2, 4, 50.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_SMALL, 0.1, 40.0},
-  {AF_PERI_LN, 2, 96, 2, 500.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.01, 40.0},
+  {AF_PERI_LN, 2, 64, 2, 500.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.01, 40.0},
   {AF_NGPT, 2, 4, 3, 500.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_DIRECT, 0.01, 40.0},
   {AF_PRE_LN, 2, 2, 2, 800.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_SMALL, 0.00625, 40.0},
   {AF_POST_LN, 2, 3, 3, 500.0, 1.0, 1.0, 0.0, 1.0, W_SCALED, 2, P_BLAS, 0.005, 40.0},
@@ -96,6 +96,8 @@ static const pcase cases[] = {
   {AF_PERI_LN, 3, 2, 5, 1.0, 1.0, 1.0, 0.0, 1.0, W_SCALED, 2.5, P_BLAS, 0.6, 4.0},
   {AF_PRE_LN, 3, 2, 6, 1.0, 1.0, 1.0, 0.0, 1.0, W_MIXED, 2.0, P_BLAS, 0.6, 4.0},
   {AF_NGPT, 3, 2, 6, 1.0, 1.0, 1.0, 0.0, 1.0, W_MIXED, 2.0, P_DIRECT, 0.6, 4.0},
+  /* 23: beta = 800 on the BLAS path (scores above log(DBL_MAX)) */
+  {AF_LN_SCALING, 2, 64, 2, 800.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.00625, 40.0},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -1198,7 +1200,7 @@ const af_claim af_claims_power[] = {
   {"T4.1m.d2-small", "peri-ln", AF_V_PASS, "T4.1m.traj", claim_power, 6,
    F_S | F_R | F_A, "d = 2, small path: 2 tokens at cos 0.4"},
   {"T4.1m.d2-blas", "pre-ln", AF_V_PASS, "T4.1m.traj", claim_power, 7,
-   F_S | F_R | F_A, "d = 2, BLAS path: 2 groups of 96 at cos 0.4"},
+   F_S | F_R | F_A, "d = 2, BLAS path: 2 groups of 64 at cos 0.4"},
   {"T4.1m.d2-direct", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 8,
    F_S | F_A, "d = 2, direct kernel: 2 groups of 8, alpha 1.5 (1+t)^-0.5"},
   {"T4.1m.d3-small", "peri-ln", AF_V_PASS, "T4.1m.traj", claim_power, 9,
@@ -1216,11 +1218,13 @@ const af_claim af_claims_power[] = {
   {"T4.1m.beta50", "post-ln", AF_V_PASS, "T4.1m.traj", claim_power, 15,
    F_S | F_A, "beta = 50, small path, near consensus (beta w = 5)"},
   {"T4.1m.beta500", "peri-ln", AF_V_PASS, "T4.1m.traj", claim_power, 16,
-   F_S | F_R | F_A, "beta = 500, BLAS path, 2 groups of 96 (beta w = 5)"},
+   F_S | F_R | F_A, "beta = 500, BLAS path, 2 groups of 64 (beta w = 5)"},
   {"T4.1m.beta500", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 17,
    F_S | F_A, "beta = 500, direct kernel (beta w = 5)"},
   {"T4.1m.beta800", "pre-ln", AF_V_PASS, "T4.1m.traj", claim_power, 18,
    F_S | F_R | F_A, "beta = 800, small path: exp(800) overflows unshifted"},
+  {"T4.1m.beta800", "ln-scaling", AF_V_PASS, "T4.1m.traj", claim_power, 23,
+   F_S | F_A, "beta = 800, BLAS path: exp(800) overflows unshifted"},
   {"T4.1w.beta1000", "post-ln", AF_V_PASS, "T4.1m.traj", claim_power, 19,
    F_S | F_A, "beta = 500, Q = K = sqrt(2) I: the flow at beta 1000"},
   {"T4.1w.scaled", "peri-ln", AF_V_PASS, "T4.1m.traj", claim_power, 20,

@@ -295,6 +295,11 @@ size_t af_claims_all(const af_claim **out, size_t cap)
   return n;
 }
 
+int af_claim_is_sanity(const af_claim *c)
+{
+  return c != NULL && c->title != NULL && strncmp(c->title, "sanity:", 7) == 0;
+}
+
 static int matches(const af_claim *c, const char *glob)
 {
   if (glob == NULL || *glob == '\0')

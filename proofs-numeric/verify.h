@@ -86,8 +86,14 @@ typedef struct {
   int arg;              /* passed to fn (e.g. an af_scheme_id)           */
   unsigned breaks;      /* AF_FAULT_* bits under which the claim must
                            come out FAIL (its power, checked by a test)  */
-  const char *title;    /* one line: what is claimed                     */
+  const char *title;    /* one line: what is claimed; "sanity: ..." marks
+                           a sanity check (af_claim_is_sanity)           */
 } af_claim;
+
+/* 1 if the claim is a sanity check, not a claim with power: no realistic
+ * change to src/ can make it fail, so it is counted apart (its title
+ * starts with "sanity:"). */
+int af_claim_is_sanity(const af_claim *c);
 
 /* Each claims file defines one table and its length. */
 #define AF_CLAIM_TABLE(name) \
