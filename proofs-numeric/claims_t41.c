@@ -307,6 +307,8 @@ static void claim_t41a(af_vresult *r, const af_vctx *c, int arg)
       vmax = fmax(vmax, v);
     }
   double meas = (sum + comp) / (0.5 * (double) n * (double) (n - 1));
+  /* the row is a factor on the rounding bound 2 (n + d + 8) u */
+  tol *= 2.0 * (double) (n + d + 8) * (DBL_EPSILON / 2);
   af_v_rel(r, meas, pred, tol);
   af_v_note(r, "n=d=%zu beta=%g r0=%g; dgamma/dt(0) %.17g vs %.17g, "
             "rel err %.3g; pair spread %.3g", n, k.beta, k.r0, meas, pred,
