@@ -240,6 +240,8 @@ static void claim_t41(af_vresult *r, const af_vctx *c, int arg)
                   ((double) nf + (double) (k.n + k.d + 8) * var);
   double tol = fac * (est + th_est + floor_);
   af_v_abs(r, obs[worst * AF_OBS_COUNT + AF_OBS_cos_mean], gam[worst], tol);
+  if (nf > budget) /* the whole run, not only one interval */
+    r->status = AF_V_FAIL;
   af_v_note(r, "n=d=%zu beta=%g r0=%g; max|cos_mean-gamma|=%.3g at t=%g; "
             "tol %.3g = est %.3g + ode %.3g + floor %.3g; "
             "max(cos_max-cos_min)=%.3g; %lu steps (budget %lu)", k.n, k.beta,
