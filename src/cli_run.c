@@ -939,7 +939,7 @@ int af_cli_run(int argc, char **argv) {
     goto done;
   }
   if (c.precision) {
-    ex = af_run_mp(&c, &m, y, itimes, c.ntimes + skip, skip, &prov);
+    ex = af_run_mp(&c, &m, y, &prov);
     goto done;
   }
 
