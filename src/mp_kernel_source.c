@@ -655,7 +655,6 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
   const af_scheme *sc = af_scheme_get(m->scheme);
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
-  double tau = m->tau;
 #ifdef AF_PARAMS
   if (w->par != NULL) { /* the same with the exact values */
     if (AF_ISZERO(w->par->alpha_decay))
@@ -666,8 +665,6 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
       AF_POW(w->tmp, w->tmp, w->tmp2);
       AF_MUL(w->alpha, w->tmp, w->par->alpha);
     }
-    /* Mix-LN's side of the exact tau (rates: post-LN while t <= tau). */
-    tau = AF_CMP(t, w->par->tau) <= 0 ? INFINITY : -INFINITY;
   } else
 #endif
   if (m->alpha_decay == 0.0)
@@ -677,6 +674,12 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
     AF_POW_D(w->tmp, w->tmp, -m->alpha_decay);
     AF_MUL_D(w->alpha, w->tmp, m->alpha);
   }
+  double tau = m->tau;
+#ifdef AF_PARAMS
+  /* Mix-LN's side of the exact tau (rates: post-LN while t <= tau). */
+  if (w->par != NULL)
+    tau = AF_CMP(t, w->par->tau) <= 0 ? INFINITY : -INFINITY;
+#endif
   if (w->seg_set)
     tau = (w->seg_lo >= m->tau) ? -INFINITY : INFINITY;
   for (size_t j = 0; j < n; j++) {
