@@ -113,6 +113,25 @@ static int parse_row(mpfr_t *x, size_t d, char *s)
   return k == d ? AF_OK : AF_EDIM;
 }
 
+/* The next line of f into buf (cap = AF_MP_LINE_MAX + 1 bytes), its
+ * newline removed: 1, or 0 at the end of the file, or -1 for a line
+ * longer than AF_MP_LINE_MAX or one holding a NUL byte (the rest of a
+ * long line is not read: memory stays bounded). */
+static int read_line(char *buf, FILE *f)
+{
+  size_t len = 0;
+  int ch;
+  while ((ch = getc(f)) != EOF) {
+    if (len + 1 >= AF_MP_LINE_MAX || ch == '\0')
+      return -1;
+    if (ch == '\n')
+      break;
+    buf[len++] = (char) ch;
+  }
+  buf[len] = '\0';
+  return ch == EOF && len == 0 ? 0 : 1;
+}
+
 int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
                     size_t d)
 {
@@ -126,18 +145,15 @@ int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
   mpfr_t s, tmp;
   mpfr_prec_t prec = mpfr_get_prec(y[0]);
   mpfr_inits2(prec, s, tmp, (mpfr_ptr) 0);
-  char *buf = NULL;
-  size_t cap = 0, ln = 0, rows = 0;
-  int rc = AF_OK;
-  ssize_t len;
-  while ((len = getline(&buf, &cap, f)) >= 0) {
+  char *buf = malloc(AF_MP_LINE_MAX + 1);
+  size_t ln = 0, rows = 0;
+  int rc = buf ? AF_OK : AF_ENOMEM, got;
+  while (rc == AF_OK && (got = read_line(buf, f)) != 0) {
     ln++;
-    if ((size_t) len > AF_MP_LINE_MAX || memchr(buf, '\0', (size_t) len)) {
+    if (got < 0) {
       rc = AF_EPARSE; /* too long, or a NUL byte */
       break;
     }
-    if (len > 0 && buf[len - 1] == '\n')
-      buf[len - 1] = '\0';
     char *p = buf;
     while (*p == ' ' || *p == '\t')
       p++;
@@ -175,7 +191,7 @@ int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
   free(buf);
   fclose(f);
   mpfr_clears(s, tmp, (mpfr_ptr) 0);
-  if (rc != AF_OK && rc != AF_EIO && line)
+  if (rc != AF_OK && rc != AF_EIO && rc != AF_ENOMEM && line)
     *line = ln;
   return rc;
 }

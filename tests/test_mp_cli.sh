@@ -308,5 +308,19 @@ if [ "$(rows "$tmp/x.csv" | sed -n 2p)" != "$(rows "$tmp/x2.csv" | sed -n 2p)" ]
 else
   notok "beta 2 + 1e-22" "same rows as beta 2"
 fi
+# alpha, its schedule and tau enter the field as typed: the doubles
+# nearest 0.7 and 0.3 are other problems.
+NG="run --scheme ngpt --n 3 --d 3 --beta 1 --init orthonormal --times 0,0.5 --precision 128 --alpha-decay 0.5"
+MX="run --scheme mix-ln --n 3 --d 3 --beta 1 --init orthonormal --times 0,0.5 --precision 128"
+"$AF" $NG --alpha 0.7 --out "$tmp/a1.csv" 2>/dev/null
+"$AF" $NG --alpha 0.6999999999999999555910790149937383830547332763671875 --out "$tmp/a2.csv" 2>/dev/null
+"$AF" $MX --tau 0.3 --out "$tmp/u1.csv" 2>/dev/null
+"$AF" $MX --tau 0.299999999999999988897769753748434595763683319091796875 --out "$tmp/u2.csv" 2>/dev/null
+if [ -s "$tmp/a1.csv" ] && [ "$(rows "$tmp/a1.csv" | sed -n 2p)" != "$(rows "$tmp/a2.csv" | sed -n 2p)" ] &&
+   [ -s "$tmp/u1.csv" ] && [ "$(rows "$tmp/u1.csv" | sed -n 2p)" != "$(rows "$tmp/u2.csv" | sed -n 2p)" ]; then
+  ok "--alpha 0.7 and --tau 0.3 are not their doubles at 128 bits"
+else
+  notok "exact alpha and tau" "rows equal or a run failed"
+fi
 
 cli_summary
