@@ -25,9 +25,13 @@ Tolerances (derivation): the run's target is a global error of 1e-60
 functions of the directions with derivatives below 2 beta e^beta < 8 and
 4 respectively, so they may differ from the reference by up to 8e-60;
 the state by 1e-60.  The rounding of the initial rows at 256 bits
-(2^-256 ~ 1e-77) is far below.  The reference checks itself: with steps
-of 1/40, its series of order 40 and of order 48 must agree to 1e-90 (the
-terms decrease geometrically, so the order-48 result is nearer still).
+(2^-256 ~ 1e-77) is far below.  The run's own estimate err_est, if it is
+honest, also bounds the state's error: checked too.  The reference checks
+itself: with steps of 1/40, its series of order 40 and of order 48 must
+agree to 1e-70 (the terms decrease geometrically, so the order-48 result
+is nearer still), ten digits below the tolerances above.  Measured: the
+orders differ by 2.5e-77; attnflow's state is within 3e-74 at t = 1
+(err_est 8.5e-62) and 9e-78 at t = 0.1.
 
 Output: "ok N - name" / "not ok N - name: why" per case, then a summary;
 exit status 0 only if nothing failed.
@@ -214,8 +218,8 @@ def main():
     ref = reference(beta, times, 40, 48)
     ref2 = reference(beta, times, 40, 40)
     d = max(maxdiff(a, b) for a, b in zip(ref, ref2))
-    report("the reference converges (orders 40 and 48 agree to 1e-90)",
-           d < mpf("1e-90"), "differ by %s" % mp.nstr(d, 3))
+    report("the reference converges (orders 40 and 48 agree to 1e-70)",
+           d < mpf("1e-70"), "differ by %s" % mp.nstr(d, 3))
 
     with tempfile.TemporaryDirectory() as wd:
         st = os.path.join(wd, "state")
@@ -242,6 +246,9 @@ def main():
         report("state at t = 1 within 1e-60 of the reference",
                t1 == 1 and dth <= TOL, "t %s, differs by %s" %
                (mp.nstr(t1, 20), mp.nstr(dth, 3)))
+        report("state at t = 1 within the run's own err_est",
+               dth <= err_est, "differs by %s, err_est %g" %
+               (mp.nstr(dth, 3), err_est))
 
         # --times 0.1: the state at the 256-bit number nearest 1/10.
         st01 = os.path.join(wd, "state01")
