@@ -135,7 +135,6 @@ typedef struct {
   size_t nitimes, skip;
   mpfr_t *rows;        /* ntimes x nobs                                    */
   mpfr_t *obs;         /* AF_OBS_COUNT scratch                             */
-  mpfr_t tt;           /* output time                                      */
   size_t ncalls;       /* output callbacks so far                          */
   af_mp_opts o;
   af_mp_stats stats;
@@ -719,7 +718,6 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   size_t nrows = c->ntimes * c->nobs;
   mpfr_t ckt;
   mpfr_init2(ckt, x.prec);
-  mpfr_init2(x.tt, x.prec);
   af_mp_ckpt ck;
   memset(&ck, 0, sizeof ck);
   af_mp_params par;
@@ -838,7 +836,6 @@ done:
   af_mp_vec_free(x.y, x.N);
   af_mp_work_free(x.wobs);
   af_mp_work_free(x.w);
-  mpfr_clear(x.tt);
   mpfr_clear(ckt);
   return ex;
 }
