@@ -63,6 +63,52 @@ int af_mp_attention(mpfr_t *A, mpfr_t *pt, mpfr_t *c, mpfr_t *a,
                     mpfr_srcptr t, mpfr_t *y, const af_model *m,
                     af_mp_work *w);
 
+/* ---------------------------------------------------------- exact input */
+
+/* The real parameters of the field at working precision, read from the
+ * strings the user typed (af_mp_parse) instead of the model's doubles.
+ * Value type: af_mp_params_init, then set the fields, af_mp_params_clear.
+ * The model's doubles still select the scheme, validate the model and
+ * place the breakpoints; they must be these values rounded to double. */
+typedef struct {
+  mpfr_t beta;        /* inverse temperature, >= 0                        */
+  mpfr_t alpha;       /* nGPT alpha(t) = alpha (1 + t)^(-alpha_decay)     */
+  mpfr_t alpha_decay; /* >= 0                                             */
+  mpfr_t tau;         /* Mix-LN switch time, >= 0                         */
+  mpfr_t r0;          /* radius of every token; NaN: not given (the
+                         start's own radii)                              */
+} af_mp_params;
+
+/* Fields at precision prec, set exactly to m's doubles (r0 NaN). */
+int af_mp_params_init(af_mp_params *p, const af_model *m, mpfr_prec_t prec);
+void af_mp_params_clear(af_mp_params *p);
+
+/* r = the number written in s (decimal, or hex with 0x and a binary
+ * exponent p), rounded once to nearest at the precision of r.  Strict:
+ * the whole string is the number (no blanks), finite.  AF_EPARSE if not,
+ * AF_ENONFINITE for inf or nan. */
+int af_mp_parse(mpfr_ptr r, const char *s);
+
+/* Evaluate the field of w with p's values (referenced, not copied: p
+ * must outlive its use) in place of the model's beta, alpha,
+ * alpha_decay and tau; NULL: the model's doubles again. */
+void af_mp_work_set_params(af_mp_work *w, const af_mp_params *p);
+const af_mp_params *af_mp_work_params(const af_mp_work *w);
+
+/* Longest line af_mp_init_read accepts, in bytes (newline included). */
+#define AF_MP_LINE_MAX 65536
+
+/* Initial state from a token file at the precision of y: n rows of d
+ * numbers (separated by commas, blanks or tabs; '#' comment lines and
+ * blank lines skipped), each read by af_mp_parse; theta_j = x_j / |x_j|
+ * and r_j = |x_j| computed at the precision of y.  Errors set *line:
+ * AF_EPARSE (a field that is not a number, an empty field, a NUL byte, a
+ * line longer than AF_MP_LINE_MAX), AF_EDIM (a row without d numbers, or
+ * not n rows: *line is the line after the last), AF_ENONFINITE,
+ * AF_EZERONORM, AF_EIO (*line 0: unreadable). */
+int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
+                    size_t d);
+
 /* ---------------------------------------------------------- tableaux */
 
 /* Gauss-Legendre collocation with s stages (1 <= s <= AF_MP_GAUSS_MAX):
@@ -157,11 +203,22 @@ void af_mp_opts_init(af_mp_opts *o); /* mp-gauss, tol 1e-60, auto, no
                                         checkpoint, no resume */
 
 typedef int (*af_mp_output_fn)(double t, mpfr_t *y, void *ctx);
+typedef int (*af_mp_output_x_fn)(mpfr_srcptr t, mpfr_t *y, void *ctx);
 
-/* Integrate y (precision of w) from times[0] to each times[k] (as
- * af_integrate; Mix-LN's tau and weight-set boundaries are hit exactly and
- * the method restarted there).  On failure y holds the state at
- * stats->t_reached. */
+/* Integrate y (precision of w) from times[0] to each times[k] (finite,
+ * >= 0, non-decreasing) and call out(times[k], y) there.  Every step
+ * ends on the exact MPFR time: the output times are hit exactly, and so
+ * are Mix-LN's tau (the exact value of af_mp_work_set_params, else the
+ * model's double) and the weight-set boundaries, where the method
+ * restarts.  Step control works in double (the pieces of the field are
+ * found from the times rounded to double).  On failure y holds the state
+ * at stats->t_reached. */
+int af_mp_integrate_x(mpfr_t *y, mpfr_t *times, size_t ntimes,
+                      const af_model *m, const af_mp_opts *o, af_mp_work *w,
+                      af_mp_output_x_fn out, void *ctx, af_mp_stats *stats);
+
+/* af_mp_integrate_x with double times (exact MPFR numbers at the
+ * precision of y) and a callback given the time as the double times[k]. */
 int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
                     const af_model *m, const af_mp_opts *o, af_mp_work *w,
                     af_mp_output_fn out, void *ctx, af_mp_stats *stats);

@@ -74,7 +74,9 @@ static void af_run_help(void) {
       "\n"
       "Integrate n tokens on S^{d-1} under a normalization scheme and write\n"
       "observables at the requested times (CSV with '# ' provenance lines, or\n"
-      "JSON Lines).  Options take '--opt VALUE' or '--opt=VALUE'.\n"
+      "JSON Lines).  Options take '--opt VALUE' or '--opt=VALUE'.  Without\n"
+      "--precision every number given (options, --init and --weights files) is\n"
+      "rounded once to double.\n"
       "\n"
       "Required:\n"
       "  --scheme S      post-ln|pre-ln|mix-ln|peri-ln|ngpt|ln-scaling, or the\n"
@@ -118,7 +120,9 @@ static void af_run_help(void) {
       "                  default 10^6)\n"
       "\n"
       "High precision (MPFR; the same observables and columns, every number\n"
-      "computed at the working precision):\n"
+      "computed at the working precision; --beta, --alpha, --alpha-decay, --tau,\n"
+      "--r0, --times, --t-end and the rows of --init file:PATH are read as typed,\n"
+      "decimal or hex, rounded once to B bits; --h and --weights stay doubles):\n"
       "  --precision B   bits of the MPFR run (53..100000); selects the MPFR\n"
       "                  integrators and the direct kernel\n"
       "  --tol E         requested global error of the state (max norm relative to\n"
@@ -1105,7 +1109,7 @@ int af_cli_run(int argc, char **argv) {
     goto done;
   }
   if (c.precision) {
-    ex = af_run_mp(&c, &m, y, itimes, c.ntimes + skip, skip, &prov);
+    ex = af_run_mp(&c, &m, y, &prov);
     goto done;
   }
 

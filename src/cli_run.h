@@ -68,13 +68,13 @@ extern const af_cli_opt af_run_opts[];
  * (--help). */
 int af_run_parse(af_run_cfg *c, int argc, char **argv);
 
-/* The MPFR run (cli_run_mp.c): integrate from the double state y0 (made
- * exact at c->precision bits) through itimes (nitimes, the first skip of
- * which are not requested outputs), write the output and the files of
- * --save-state and --checkpoint.  prov holds the parameters; the run
- * appends its statistics.  Prints its errors; returns the exit status. */
+/* The MPFR run (cli_run_mp.c): read the parameters, times and token
+ * file as typed at c->precision bits (a generated start is the double
+ * state y0, exact), integrate, write the output and the files of
+ * --save-state and --checkpoint.  prov holds the parameters (the run
+ * replaces the typed ones by their strings and appends its statistics).
+ * Prints its errors; returns the exit status. */
 int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
-              const double *itimes, size_t nitimes, size_t skip,
               af_prov *prov);
 
 #endif /* AF_CLI_RUN_H */

@@ -1,11 +1,17 @@
 /* cli_run_mp.c -- `attnflow run --precision BITS`: the MPFR path of the
  * run command (attnflow_mp.h).
  *
- * The initial state is the double state of --init (the same numbers the
- * double path starts from), made exact at BITS bits; af_mp_integrate
- * (mp-gauss or mp-gbs) carries it through the output times and
- * af_mp_observe computes the same observables as the double path, all at
- * BITS bits.  Output: the columns of the double path, printed with
+ * Exact input: every number the user typed that defines the problem --
+ * --beta, --alpha, --alpha-decay, --tau, --r0, --times, --t-end and the
+ * rows of --init file:PATH -- is read from its string at BITS bits
+ * (af_mp_parse: decimal or hex, rounded once to nearest), the rows are
+ * normalized at BITS bits (af_mp_init_read), and the provenance records
+ * the strings as typed.  Generated starts (uniform, gaussian, ...) are
+ * the double path's numbers, exact; --weights and --h stay doubles.
+ * af_mp_integrate_x (mp-gauss or mp-gbs) carries the state through the
+ * exact output times (the t column is the typed time at BITS bits) and
+ * af_mp_observe computes the same observables as the double path, all
+ * at BITS bits.  Output: the columns of the double path, printed with
  * --digits significant digits (default 1 + ceil(BITS log10 2), the count
  * that reads back to the same BITS-bit number), or exactly in hex
  * (--format hex, MPFR's %Ra).  The run's own error estimate (the sum of
@@ -72,7 +78,7 @@ static int af_mp_is_output_key(const char *k) {
 
 /* The parameters that define the numbers of the run, "key=value; ...",
  * one line (control characters as \xHH).  Caller frees. */
-static char *af_mp_params(const af_prov *p) {
+static char *af_mp_params_line(const af_prov *p) {
   size_t len = 1;
   for (size_t i = 0; i < p->n; i++)
     len += strlen(p->items[i].key) + 4 * strlen(p->items[i].value) + 3;
@@ -134,11 +140,10 @@ typedef struct {
   mpfr_t *y;
   size_t N;
   mpfr_prec_t prec;
-  const double *itimes;
+  mpfr_t *itimes;      /* exact integration times (0 prepended if skip)  */
   size_t nitimes, skip;
   mpfr_t *rows;        /* ntimes x nobs                                    */
   mpfr_t *obs;         /* AF_OBS_COUNT scratch                             */
-  mpfr_t tt;           /* output time                                      */
   size_t ncalls;       /* output callbacks so far                          */
   af_mp_opts o;
   af_mp_stats stats;
@@ -160,14 +165,13 @@ typedef struct {
 
 static int af_mp_stream(af_mp_run *x);
 
-static int af_mp_output(double t, mpfr_t *y, void *vctx) {
+static int af_mp_output(mpfr_srcptr t, mpfr_t *y, void *vctx) {
   af_mp_run *x = vctx;
   size_t k = x->ncalls++;
   if (k < x->skip) return AF_OK;
   k -= x->skip;
   if (k >= x->c->ntimes) return AF_EINVAL; /* more calls than times */
-  mpfr_set_d(x->tt, t, RND); /* output times are doubles: exact */
-  int rc = af_mp_observe(x->obs, x->tt, y, x->c->cluster_cos, x->m, x->wobs);
+  int rc = af_mp_observe(x->obs, t, y, x->c->cluster_cos, x->m, x->wobs);
   if (rc != AF_OK) {
     x->ncalls--; /* this output is still to be made (checkpoints) */
     return rc;
@@ -477,8 +481,8 @@ bad:
 
 static int af_mp_integrate_run(af_mp_run *x) {
   x->ran = 1;
-  int rc = af_mp_integrate(x->y, x->itimes, x->nitimes, x->m, &x->o, x->w,
-                           af_mp_output, x, &x->stats);
+  int rc = af_mp_integrate_x(x->y, x->itimes, x->nitimes, x->m, &x->o, x->w,
+                             af_mp_output, x, &x->stats);
   if (rc == AF_OK && x->ncalls != x->nitimes) rc = AF_EINVAL;
   x->run_status = rc;
   return rc;
@@ -496,8 +500,7 @@ static int af_mp_save_cb(FILE *f, void *vctx) {
                          x->c->seed,
                          x->o.tol,
                          x->stats.err_est};
-  mpfr_set_d(x->tt, x->itimes[x->nitimes - 1], RND);
-  return af_mp_ref_write(f, &info, x->tt, x->y, x->N);
+  return af_mp_ref_write(f, &info, x->itimes[x->nitimes - 1], x->y, x->N);
 }
 
 /* One value: decimal with digits significant digits, or exact hex. */
@@ -510,6 +513,28 @@ static int af_mp_value(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
     r = mpfr_fprintf(f, "%Ra", v);
   else
     r = mpfr_fprintf(f, "%.*Rg", (int)c->digits, v);
+  return r < 0 ? AF_EIO : AF_OK;
+}
+
+/* The t column in decimal: the shortest decimal (at most digits
+ * significant digits) that reads back to the same BITS-bit time, so a
+ * typed 0.1 prints as 0.1 (the time is the BITS-bit number nearest
+ * 1/10, which is what 0.1 reads back to). */
+static int af_mp_time(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
+  if (c->format == AF_FMT_HEX || !mpfr_number_p(v)) return af_mp_value(f, c, v);
+  mpfr_t back;
+  mpfr_init2(back, mpfr_get_prec(v));
+  char *s = NULL;
+  for (int dg = 1; dg <= (int)c->digits; dg++) {
+    if (s) mpfr_free_str(s);
+    s = NULL;
+    if (mpfr_asprintf(&s, "%.*Rg", dg, v) < 0) break;
+    mpfr_strtofr(back, s, NULL, 10, RND);
+    if (mpfr_equal_p(back, v)) break;
+  }
+  mpfr_clear(back);
+  int r = s ? fputs(s, f) : EOF;
+  if (s) mpfr_free_str(s);
   return r < 0 ? AF_EIO : AF_OK;
 }
 
@@ -533,7 +558,9 @@ static int af_mp_write_row(FILE *f, const af_mp_run *x, size_t k) {
       rc = af_out_json_string(f, c->obs_names[i]);
       if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
     }
-    if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
+    if (rc == AF_OK)
+      rc = (c->obs[i] == AF_OBS_t ? af_mp_time : af_mp_value)(
+          f, c, x->rows[k * nobs + i]);
   }
   if (rc == AF_OK && fputs(jsonl ? "}\n" : "\n", f) < 0) rc = AF_EIO;
   return rc;
@@ -589,8 +616,187 @@ static int af_mp_out_cb(FILE *f, void *vctx) {
   return rc;
 }
 
+/* ------------------------------------------------------------ input */
+
+/* 1 if s is a JSON number literal (else the provenance quotes it). */
+static int af_mp_json_number(const char *s) {
+  if (*s == '-') s++;
+  if (*s == '0')
+    s++;
+  else if (*s >= '1' && *s <= '9')
+    while (*s >= '0' && *s <= '9') s++;
+  else
+    return 0;
+  if (*s == '.') {
+    if (!(*++s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  if (*s == 'e' || *s == 'E') {
+    s++;
+    if (*s == '+' || *s == '-') s++;
+    if (!(*s >= '0' && *s <= '9')) return 0;
+    while (*s >= '0' && *s <= '9') s++;
+  }
+  return *s == '\0';
+}
+
+/* Replace the provenance value of key by the string typed. */
+static int af_mp_prov_typed(af_prov *p, const char *key, const char *typed) {
+  for (size_t i = 0; i < p->n; i++)
+    if (strcmp(p->items[i].key, key) == 0) {
+      char *v = strdup(typed);
+      if (v == NULL) return AF_ENOMEM;
+      free(p->items[i].value);
+      p->items[i].value = v;
+      p->items[i].kind = af_mp_json_number(v) ? AF_PROV_NUMBER : AF_PROV_STRING;
+      return AF_OK;
+    }
+  return AF_EINVAL;
+}
+
+/* The parameters of the field as typed, at the run's precision, checked
+ * against their bounds exactly (the double path checked the rounded
+ * values); provenance as typed.  Prints its errors; an exit status. */
+static int af_mp_read_params(af_mp_params *par, const af_run_cfg *c,
+                             af_prov *prov) {
+  static const struct {
+    int opt;
+    const char *name, *key;
+    int positive; /* > 0, else >= 0 */
+  } items[] = {{O_BETA, "beta", "beta", 0},
+               {O_ALPHA, "alpha", "alpha", 1},
+               {O_ALPHA_DECAY, "alpha-decay", "alpha_decay", 0},
+               {O_TAU, "tau", "tau", 0},
+               {O_R0, "r0", "r0", 1}};
+  mpfr_ptr fields[] = {par->beta, par->alpha, par->alpha_decay, par->tau,
+                       par->r0};
+  for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
+    const char *s = c->arg[items[i].opt];
+    if (s == NULL) continue; /* the default, exact */
+    const char *name = items[i].name;
+    int rc = af_mp_parse(fields[i], s);
+    if (rc != AF_OK) {
+      af_cli_error("--%s '%s': not a number at %lu bits (%s)", name, s,
+                   c->precision, af_strerror(rc));
+      return AF_EXIT_USAGE;
+    }
+    int sg = mpfr_sgn(fields[i]);
+    if (sg < 0 || (items[i].positive && sg == 0)) {
+      af_cli_error("--%s must be %s 0 (got %s)", name,
+                   items[i].positive ? ">" : ">=", s);
+      return AF_EXIT_USAGE;
+    }
+    rc = af_mp_prov_typed(prov, items[i].key, s);
+    if (rc != AF_OK) {
+      af_cli_error("%s", af_strerror(rc));
+      return AF_EXIT_FAIL;
+    }
+  }
+  return AF_EXIT_OK;
+}
+
+/* The output times as typed, at the run's precision, with t = 0
+ * prepended when the first is positive: *xt (*nxt numbers, the first
+ * *skip not requested; c->ntimes + 1 allocated).  Prints its errors; an exit status. */
+static int af_mp_read_times(mpfr_t **xt, size_t *nxt, size_t *skip,
+                            const af_run_cfg *c, af_prov *prov) {
+  const char *list = c->arg[O_TIMES], *tend = c->arg[O_T_END];
+  mpfr_prec_t prec = (mpfr_prec_t)c->precision;
+  mpfr_t *v = af_mp_vec_alloc(c->ntimes + 1, prec);
+  char *buf = strdup(list ? list : tend ? tend : "10");
+  int ex = AF_EXIT_USAGE, rc;
+  if (v == NULL || buf == NULL) {
+    af_cli_error("%s", af_strerror(AF_ENOMEM));
+    ex = AF_EXIT_FAIL;
+    goto done;
+  }
+  /* v[1..ntimes]: the requested times; v[0] = 0. */
+  if (list == NULL) {
+    rc = af_mp_parse(v[2], buf); /* times 0, t_end */
+    if (rc != AF_OK || mpfr_sgn(v[2]) < 0) {
+      af_cli_error("--t-end '%s': not a number >= 0 at %lu bits", buf,
+                   c->precision);
+      goto done;
+    }
+  } else {
+    size_t k = 0;
+    for (char *item = buf;; k++) {
+      char *comma = strchr(item, ',');
+      if (comma) *comma = '\0';
+      if (k >= c->ntimes || af_mp_parse(v[k + 1], item) != AF_OK) {
+        af_cli_error("--times: '%s' is not a number at %lu bits", item,
+                     c->precision);
+        goto done;
+      }
+      if (mpfr_sgn(v[k + 1]) < 0) {
+        af_cli_error("--times: negative time %s", item);
+        goto done;
+      }
+      if (k > 0 && mpfr_cmp(v[k + 1], v[k]) < 0) {
+        af_cli_error("--times must be non-decreasing (%s after a larger time "
+                     "at %lu bits)",
+                     item, c->precision);
+        goto done;
+      }
+      if (!comma) break;
+      item = comma + 1;
+    }
+    if (k + 1 != c->ntimes) {
+      af_cli_error("--times: %zu times, expected %zu", k + 1, c->ntimes);
+      goto done;
+    }
+    if (tend) {
+      mpfr_t te;
+      mpfr_init2(te, prec);
+      rc = af_mp_parse(te, tend);
+      int same = rc == AF_OK && mpfr_equal_p(te, v[c->ntimes]);
+      mpfr_clear(te);
+      if (!same) {
+        af_cli_error("--t-end %s disagrees with the last of --times at %lu "
+                     "bits",
+                     tend, c->precision);
+        goto done;
+      }
+    }
+  }
+  /* Provenance: the list and the end as typed. */
+  const char *last = list ? strrchr(list, ',') : NULL;
+  last = last ? last + 1 : list ? list : tend;
+  rc = AF_OK;
+  if (last) rc = af_mp_prov_typed(prov, "t_end", last);
+  if (rc == AF_OK && list) rc = af_mp_prov_typed(prov, "times", list);
+  if (rc == AF_OK && !list && tend) {
+    size_t l = strlen(tend) + 3;
+    char *t = malloc(l);
+    if (t == NULL) {
+      rc = AF_ENOMEM;
+    } else {
+      snprintf(t, l, "0,%s", tend);
+      rc = af_mp_prov_typed(prov, "times", t);
+      free(t);
+    }
+  }
+  if (rc != AF_OK) {
+    af_cli_error("%s", af_strerror(rc));
+    ex = AF_EXIT_FAIL;
+    goto done;
+  }
+  /* v[0] = 0 prepended unless the first requested time is 0. */
+  if (list == NULL) mpfr_set_zero(v[1], 1);
+  *skip = mpfr_sgn(v[1]) > 0 ? 1 : 0;
+  if (*skip == 0) /* v[0..ntimes-1] the requested times, v[ntimes] spare */
+    for (size_t k = 0; k < c->ntimes; k++) mpfr_swap(v[k], v[k + 1]);
+  *xt = v;
+  *nxt = c->ntimes + *skip;
+  v = NULL;
+  ex = AF_EXIT_OK;
+done:
+  af_mp_vec_free(v, c->ntimes + 1);
+  free(buf);
+  return ex;
+}
+
 int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
-              const double *itimes, size_t nitimes, size_t skip,
               af_prov *prov) {
   af_mp_run x;
   memset(&x, 0, sizeof x);
@@ -598,9 +804,6 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   x.m = m;
   x.prec = (mpfr_prec_t)c->precision;
   x.N = af_state_size(c->n, c->d);
-  x.itimes = itimes;
-  x.nitimes = nitimes;
-  x.skip = skip;
   x.prov = prov;
   x.o = c->mp;
   x.run_status = AF_OK;
@@ -608,20 +811,53 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   size_t nrows = c->ntimes * c->nobs;
   mpfr_t ckt;
   mpfr_init2(ckt, x.prec);
-  mpfr_init2(x.tt, x.prec);
   af_mp_ckpt ck;
   memset(&ck, 0, sizeof ck);
+  af_mp_params par;
+  int par_set = af_mp_params_init(&par, m, x.prec) == AF_OK;
   x.w = af_mp_work_alloc(c->n, c->d, x.prec);
   x.wobs = af_mp_work_alloc(c->n, c->d, x.prec);
   x.y = af_mp_vec_alloc(x.N, x.prec);
   x.rows = af_mp_vec_alloc(nrows, x.prec);
   x.obs = af_mp_vec_alloc(AF_OBS_COUNT, x.prec);
-  x.params = af_mp_params(prov);
-  if (!x.w || !x.wobs || !x.y || !x.rows || !x.obs || !x.params) {
+  if (!x.w || !x.wobs || !x.y || !x.rows || !x.obs || !par_set) {
     af_cli_error("%s", af_strerror(AF_ENOMEM));
     goto done;
   }
-  af_mp_vec_set_d(x.y, y0, x.N);
+  /* The numbers as typed (provenance too, before the checkpoint's
+   * parameter line is made from it). */
+  ex = af_mp_read_params(&par, c, prov);
+  if (ex == AF_EXIT_OK)
+    ex = af_mp_read_times(&x.itimes, &x.nitimes, &x.skip, c, prov);
+  if (ex != AF_EXIT_OK) goto done;
+  ex = AF_EXIT_FAIL;
+  x.params = af_mp_params_line(prov);
+  if (!x.params) {
+    af_cli_error("%s", af_strerror(AF_ENOMEM));
+    goto done;
+  }
+  af_mp_work_set_params(x.w, &par);
+  af_mp_work_set_params(x.wobs, &par);
+  if (strncmp(c->init, "file:", 5) == 0) {
+    /* The rows as typed, normalized at the working precision. */
+    size_t line = 0;
+    errno = 0;
+    rc = af_mp_init_read(x.y, &line, c->init + 5, c->n, c->d);
+    if (rc != AF_OK) {
+      if (line > 0)
+        af_cli_error("--init %s:%zu: %s (expected %zu rows of %zu numbers)",
+                     c->init + 5, line, af_strerror(rc), c->n, c->d);
+      else
+        af_cli_error("--init %s: %s (%s)", c->init + 5, af_strerror(rc),
+                     strerror(errno));
+      goto done;
+    }
+  } else {
+    af_mp_vec_set_d(x.y, y0, x.N); /* a generated start: its doubles */
+  }
+  if (!mpfr_nan_p(par.r0))
+    for (size_t j = 0; j < c->n; j++)
+      mpfr_set(x.y[c->n * c->d + j], par.r0, RND);
 
   if (c->resume) {
     FILE *f;
@@ -694,13 +930,14 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   }
 
 done:
+  if (par_set) af_mp_params_clear(&par);
+  af_mp_vec_free(x.itimes, c->ntimes + 1);
   free(x.params);
   af_mp_vec_free(x.obs, AF_OBS_COUNT);
   af_mp_vec_free(x.rows, nrows);
   af_mp_vec_free(x.y, x.N);
   af_mp_work_free(x.wobs);
   af_mp_work_free(x.w);
-  mpfr_clear(x.tt);
   mpfr_clear(ckt);
   return ex;
 }

@@ -617,11 +617,12 @@ static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
 }
 
 /* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
- * run starts at t0 if given (a resumed run), else at ta.  k is the index
- * of the output time being approached (for checkpoints); *tfinal
- * receives the exact time reached. */
+ * run starts at t0 if given (the exact time of y), else at ta, and ends
+ * at tbx if given (the exact end), else at tb.  k is the index of the
+ * output time being approached (for checkpoints); *tfinal receives the
+ * exact time reached. */
 static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
-                           double *hd, double span, const af_mp_opts *o,
+                           mpfr_srcptr tbx, double *hd, double span, const af_mp_opts *o,
                            mp_ctx *c, const af_model *m, af_mp_work *w,
                            af_mp_stats *st, unsigned long maxsteps,
                            mp_ck_run *ckr, size_t k, unsigned long ev0,
@@ -634,7 +635,10 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     mpfr_set(t, t0, RND);
   else
     mpfr_set_d(t, ta, RND);
-  mpfr_set_d(tend, tb, RND);
+  if (tbx != NULL)
+    mpfr_set(tend, tbx, RND);
+  else
+    mpfr_set_d(tend, tb, RND);
   unsigned p = c->method == AF_MP_GAUSS ? 2 * c->s : 2 * c->s;
   /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
   double q = c->method == AF_MP_GAUSS ? (double) p : (double) (p - 2);
@@ -706,15 +710,30 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
   return rc;
 }
 
-int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
-                    const af_model *m, const af_mp_opts *o, af_mp_work *w,
-                    af_mp_output_fn out, void *ctx, af_mp_stats *stats)
+/* The exact end of a piece that stops at the double stop before the
+ * output time tk: Mix-LN's exact tau when stop is its double (the value
+ * in force in the field, af_mp_work_set_params), else stop itself. */
+static mpfr_srcptr piece_end(const af_model *m, const af_mp_work *w,
+                             double stop)
+{
+  const af_mp_params *par = af_mp_work_params(w);
+  if (par != NULL && m->scheme == AF_MIX_LN && stop == m->tau)
+    return par->tau;
+  return NULL;
+}
+
+/* af_mp_integrate_x and af_mp_integrate: the times both in double (td:
+ * pieces and step control) and exactly (tx, at the precision of y); one
+ * of out_d, out_x is called. */
+static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
+                        size_t ntimes, const af_model *m, const af_mp_opts *o,
+                        af_mp_work *w, af_mp_output_fn out_d,
+                        af_mp_output_x_fn out_x, void *ctx,
+                        af_mp_stats *stats)
 {
   af_mp_stats local;
   af_mp_stats *st = stats ? stats : &local;
   memset(st, 0, sizeof *st);
-  if (y == NULL || o == NULL || w == NULL || times == NULL || ntimes == 0)
-    return AF_EINVAL;
   int rc = af_model_validate(m);
   if (rc != AF_OK)
     return rc;
@@ -724,7 +743,8 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   if (!(o->tol >= 1e-300) || !isfinite(o->tol) || !(o->h0 >= 0))
     return AF_EINVAL;
   for (size_t k = 0; k < ntimes; k++)
-    if (!isfinite(times[k]) || times[k] < 0 || (k && times[k] < times[k - 1]))
+    if (!mpfr_number_p(tx[k]) || mpfr_sgn(tx[k]) < 0
+        || (k && mpfr_cmp(tx[k], tx[k - 1]) < 0))
       return AF_EINVAL;
   unsigned s = o->method == AF_MP_GAUSS ? o->stages : o->columns;
   if (s == 0)
@@ -738,9 +758,17 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   if (rc != AF_OK)
     return rc;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
-  double span = times[ntimes - 1] - times[0];
+  double span = td[ntimes - 1] - td[0];
+  if (span == 0) {
+    /* Times that differ below a double's resolution. */
+    mpfr_t sp;
+    mpfr_init2(sp, prec);
+    mpfr_sub(sp, tx[ntimes - 1], tx[0], RND);
+    span = mpfr_get_d(sp, RND);
+    mpfr_clear(sp);
+  }
   double hd = o->h0 > 0 ? o->h0 : span / 8;
-  double t = times[0];
+  double t = td[0];
   size_t k0 = 0;
   const af_mp_ckpt *rs = o->resume;
   if (rs != NULL) {
@@ -755,13 +783,14 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
       return AF_EINVAL;
     }
     if (rs->next_out < ntimes) {
-      double tk = times[rs->next_out];
-      if (!(rs->piece_lo >= times[0] && rs->piece_lo <= rs->piece_hi
+      double tk = td[rs->next_out];
+      if (!(rs->piece_lo >= td[0] && rs->piece_lo <= rs->piece_hi
             && rs->piece_hi <= tk
             && (rs->piece_lo == rs->piece_hi
                 || af_next_breakpoint(m, rs->piece_lo, tk) == rs->piece_hi)
-            && mpfr_cmp_d(rs->t, rs->piece_lo) >= 0
-            && mpfr_cmp_d(rs->t, rs->piece_hi) <= 0)) {
+            && mpfr_get_d(rs->t, RND) >= rs->piece_lo
+            && mpfr_get_d(rs->t, RND) <= rs->piece_hi
+            && mpfr_cmp(rs->t, tx[rs->next_out]) <= 0)) {
         ctx_free(&c);
         return AF_EINVAL;
       }
@@ -789,20 +818,23 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   if (rs != NULL)
     mpfr_set(tex, rs->t, RND);
   else
-    mpfr_set_d(tex, t, RND);
+    mpfr_set(tex, tx[0], RND);
   /* A resumed run re-enters its piece at the exact time saved. */
   int first = rs != NULL && k0 < ntimes && rs->piece_lo < rs->piece_hi;
   double lo = t, hi = t;
   size_t k;
   for (k = k0; k < ntimes && rc == AF_OK; k++) {
-    double tk = times[k];
-    while (t < tk && rc == AF_OK) {
+    double tk = td[k];
+    /* (Exact times closer than a double's resolution share tk.) */
+    while ((t < tk || mpfr_cmp(tex, tx[k]) < 0) && rc == AF_OK) {
       double stop = first ? rs->piece_hi : af_next_breakpoint(m, t, tk);
       lo = t;
       hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
-      rc = integrate_piece(y, t, stop, first ? rs->t : NULL, &hd, span, o,
-                           &c, m, w, st, maxsteps, &ckr, k, ev0, tex);
+      rc = integrate_piece(y, t, stop, tex,
+                           stop == tk ? tx[k] : piece_end(m, w, stop), &hd,
+                           span, o, &c, m, w, st, maxsteps, &ckr, k, ev0,
+                           tex);
       first = 0;
       if (rc == AF_OK)
         t = stop;
@@ -810,11 +842,13 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
     af_mp_work_set_piece(w, 0, 0, 0);
     if (rc == AF_OK) {
       st->t_reached = tk;
-      if (out) {
-        int orc = out(tk, y, ctx);
-        if (orc != 0)
-          rc = orc;
-      }
+      int orc = 0;
+      if (out_d)
+        orc = out_d(tk, y, ctx);
+      else if (out_x)
+        orc = out_x(tx[k], y, ctx);
+      if (orc != 0)
+        rc = orc;
     }
   }
   af_mp_work_set_piece(w, 0, 0, 0);
@@ -835,5 +869,43 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   }
   mpfr_clear(tex);
   ctx_free(&c);
+  return rc;
+}
+
+int af_mp_integrate_x(mpfr_t *y, mpfr_t *times, size_t ntimes,
+                      const af_model *m, const af_mp_opts *o, af_mp_work *w,
+                      af_mp_output_x_fn out, void *ctx, af_mp_stats *stats)
+{
+  if (stats)
+    memset(stats, 0, sizeof *stats);
+  if (y == NULL || o == NULL || w == NULL || times == NULL || ntimes == 0)
+    return AF_EINVAL;
+  double *td = malloc(ntimes * sizeof *td);
+  if (td == NULL)
+    return AF_ENOMEM;
+  for (size_t k = 0; k < ntimes; k++)
+    td[k] = mpfr_get_d(times[k], RND);
+  int rc = mp_integrate(y, td, times, ntimes, m, o, w, NULL, out, ctx, stats);
+  free(td);
+  return rc;
+}
+
+int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
+                    const af_model *m, const af_mp_opts *o, af_mp_work *w,
+                    af_mp_output_fn out, void *ctx, af_mp_stats *stats)
+{
+  if (stats)
+    memset(stats, 0, sizeof *stats);
+  if (y == NULL || o == NULL || w == NULL || times == NULL || ntimes == 0)
+    return AF_EINVAL;
+  for (size_t k = 0; k < ntimes; k++)
+    if (!isfinite(times[k]) || times[k] < 0 || (k && times[k] < times[k - 1]))
+      return AF_EINVAL;
+  mpfr_t *tx = af_mp_vec_alloc(ntimes, mpfr_get_prec(y[0]));
+  if (tx == NULL)
+    return AF_ENOMEM;
+  af_mp_vec_set_d(tx, times, ntimes);
+  int rc = mp_integrate(y, times, tx, ntimes, m, o, w, out, NULL, ctx, stats);
+  af_mp_vec_free(tx, ntimes);
   return rc;
 }

@@ -63,6 +63,9 @@ static void af_mp_pow_d(mpfr_ptr r, mpfr_srcptr a, double x)
   mpfr_pow(r, a, e, AF_RND);
   mpfr_clear(e);
 }
+/* Exact parameters (attnflow_mp.h): beta, alpha, alpha_decay, tau. */
+#define AF_PARAMS af_mp_params
+#define AF_POW(r, a, b) mpfr_pow((r), (a), (b), AF_RND)
 #define AF_ABS(r, a) mpfr_abs((r), (a), AF_RND)
 #define AF_ISNAN(a) mpfr_nan_p(a)
 /* MPFR's exponent range makes the plain sum of squares safe. */

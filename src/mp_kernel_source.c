@@ -64,6 +64,9 @@
  *                          double instance: dgemm, as the BLAS kernel)
  *                          [sums over k = 0..d-1]
  *   AF_DOT_FN              how the two dot helpers are declared [static]
+ *   AF_PARAMS              type of exact parameters a work may hold in
+ *                          place of the model's doubles (with AF_POW(r,
+ *                          a, b) = a^b) [none]
  */
 
 /* Scalar temporaries of one evaluation, kept in the work so that an
@@ -98,6 +101,10 @@ struct AF_WORK {
   double seg_lo, seg_hi;
   /* The arrays are the caller's (af_work_bind_generic_d): not freed. */
   int borrowed;
+#ifdef AF_PARAMS
+  /* Exact parameters in place of the model's doubles (NULL: none). */
+  const AF_PARAMS *par;
+#endif
 };
 
 static AF_T *AF_FN(vec_new)(size_t len, AF_PREC_T prec)
@@ -188,6 +195,18 @@ struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
 }
 
 unsigned long AF_FN(work_nevals)(const struct AF_WORK *w) { return w->nevals; }
+
+#ifdef AF_PARAMS
+void AF_FN(work_set_params)(struct AF_WORK *w, const AF_PARAMS *p)
+{
+  w->par = p;
+}
+
+const AF_PARAMS *AF_FN(work_params)(const struct AF_WORK *w)
+{
+  return w->par;
+}
+#endif
 
 void AF_FN(work_set_piece)(struct AF_WORK *w, int set, double lo, double hi)
 {
@@ -569,7 +588,12 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   rc = AF_FN(directions)(w, y);
   if (rc != AF_OK)
     return rc;
-  AF_SET_D(w->beta, m->beta);
+#ifdef AF_PARAMS
+  if (w->par != NULL)
+    AF_SET(w->beta, w->par->beta);
+  else
+#endif
+    AF_SET_D(w->beta, m->beta);
   if (m->fault & AF_FAULT_ATTENTION) /* beta (1 + 0.05), attnflow.h */
     AF_MULQ(w->beta, w->beta, 21, 20, 1.05);
   /* Piece time as in af_work_piece_time (weight sets switch at double
@@ -631,6 +655,18 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
   const af_scheme *sc = af_scheme_get(m->scheme);
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
+#ifdef AF_PARAMS
+  if (w->par != NULL) { /* the same with the exact values */
+    if (AF_ISZERO(w->par->alpha_decay))
+      AF_SET(w->alpha, w->par->alpha);
+    else {
+      AF_ADD_D(w->tmp, t, 1.0);
+      AF_NEG(w->tmp2, w->par->alpha_decay);
+      AF_POW(w->tmp, w->tmp, w->tmp2);
+      AF_MUL(w->alpha, w->tmp, w->par->alpha);
+    }
+  } else
+#endif
   if (m->alpha_decay == 0.0)
     AF_SET_D(w->alpha, m->alpha);
   else {
@@ -639,6 +675,11 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
     AF_MUL_D(w->alpha, w->tmp, m->alpha);
   }
   double tau = m->tau;
+#ifdef AF_PARAMS
+  /* Mix-LN's side of the exact tau (rates: post-LN while t <= tau). */
+  if (w->par != NULL)
+    tau = AF_CMP(t, w->par->tau) <= 0 ? INFINITY : -INFINITY;
+#endif
   if (w->seg_set)
     tau = (w->seg_lo >= m->tau) ? -INFINITY : INFINITY;
   for (size_t j = 0; j < n; j++) {

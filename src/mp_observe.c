@@ -5,7 +5,8 @@
  *   g_ij = |th_i - th_j|^2 / 2 = 1 - <th_i, th_j>, th = theta/|theta|,
  *   cos_* = 1 - g, gap_* = g (mean and extremes over pairs i < j),
  *   var = (1/n) sum_k |th_k - mean|^2 (centred form, spec I3),
- *   energy = e^beta sum_{j,k} exp(-beta g_jk) / n^2,
+ *   energy = e^beta sum_{j,k} exp(-beta g_jk) / n^2 (beta the work's
+ *     exact parameter if it has one, af_mp_work_set_params),
  *   speed_mean = (1/n) sum_j |P A_j| / s_j, taken from the field itself:
  *     the theta part of af_mp_rhs is |theta_j| P A_j / s_j, so
  *     |d theta_j/dt| / |theta_j| is the angular speed,
@@ -112,7 +113,13 @@ int af_mp_observe(mpfr_t *obs, mpfr_srcptr t, mpfr_t *y, double cluster_cos,
   mpfr_set_zero(gmax, 1);
   mpfr_set_inf(gmin, 1);
   mpfr_set_zero(esum, 1);
-  mpfr_set_d(mean, m->beta, RND); /* beta, exactly */
+  /* beta: the work's exact parameter (af_mp_work_set_params), else the
+   * model's double, exactly. */
+  const af_mp_params *par = af_mp_work_params(w);
+  if (par != NULL)
+    mpfr_set(mean, par->beta, RND);
+  else
+    mpfr_set_d(mean, m->beta, RND);
   for (size_t i = 0; i < n; i++) {
     mpfr_add_ui(esum, esum, 1, RND); /* diagonal term exp(beta (1 - 1)) */
     for (size_t j = i + 1; j < n; j++) {

@@ -762,6 +762,89 @@ START_TEST(test_mix_ln_restart)
 }
 END_TEST
 
+/* Output callback of test_exact_input: the times it is given. */
+typedef struct {
+  mpfr_t *t;
+  size_t k;
+} xt_rec;
+
+static int xt_out(mpfr_srcptr t, mpfr_t *y, void *ctx)
+{
+  (void) y;
+  xt_rec *r = ctx;
+  mpfr_set(r->t[r->k++], t, MPFR_RNDN);
+  return 0;
+}
+
+START_TEST(test_exact_input)
+{
+  /* af_mp_parse is strict; af_mp_integrate_x stops on the exact times
+   * and, with exact parameters, switches Mix-LN at the exact tau = 0.3:
+   * the run equals Post-LN to 0.3 then Pre-LN from 0.3, split by hand at
+   * the 256-bit 0.3, to 1e-60 (measured 2e-70; switching at the double
+   * of 0.3, 1.1e-17 away, they differ by 7.8e-18). */
+  const size_t n = 4, d = 4, N = n * d + n;
+  const mpfr_prec_t P = 256;
+  mpfr_t v;
+  mpfr_init2(v, P);
+  AFT_STATUS(af_mp_parse(v, " 1"), AF_EPARSE);
+  AFT_STATUS(af_mp_parse(v, "1.2x"), AF_EPARSE);
+  AFT_STATUS(af_mp_parse(v, ""), AF_EPARSE);
+  AFT_STATUS(af_mp_parse(v, "inf"), AF_ENONFINITE);
+  AFT_OK(af_mp_parse(v, "0x1.8p1"));
+  ck_assert(mpfr_cmp_ui(v, 3) == 0);
+  AFT_OK(af_mp_parse(v, "0.3"));
+  ck_assert(mpfr_cmp_d(v, 0.3) != 0); /* not the double */
+  double y[20];
+  case_state(y, &cases[0]);
+  af_model m;
+  af_model_init(&m, n, d, 2.0, AF_MIX_LN);
+  m.tau = 0.3;
+  af_mp_params par;
+  AFT_OK(af_mp_params_init(&par, &m, P));
+  mpfr_set(par.tau, v, MPFR_RNDN);
+  /* tm: the run's times 0, 0.1, 0.6 (tau is not one of them); tx: 0,
+   * 0.3, 0.6 for the split. */
+  mpfr_t *tm = af_mp_vec_alloc(3, P), *tx = af_mp_vec_alloc(3, P);
+  mpfr_t *got = af_mp_vec_alloc(3, P);
+  AFT_OK(af_mp_parse(tm[1], "0.1"));
+  AFT_OK(af_mp_parse(tm[2], "0.6"));
+  mpfr_set(tx[1], v, MPFR_RNDN);
+  mpfr_set(tx[2], tm[2], MPFR_RNDN);
+  af_mp_work *w = af_mp_work_alloc(n, d, P);
+  af_mp_work_set_params(w, &par);
+  af_mp_opts o;
+  af_mp_opts_init(&o);
+  o.method = AF_MP_GBS;
+  o.tol = 1e-66;
+  mpfr_t *ya = af_mp_vec_alloc(N, P), *yb = af_mp_vec_alloc(N, P);
+  af_mp_vec_set_d(ya, y, N);
+  xt_rec rec = {got, 0};
+  AFT_OK(af_mp_integrate_x(ya, tm, 3, &m, &o, w, xt_out, &rec, NULL));
+  ck_assert_uint_eq(rec.k, 3);
+  for (int k = 0; k < 3; k++)
+    ck_assert(mpfr_equal_p(got[k], tm[k]));
+  /* by hand, without parameters: Post-LN on [0, 0.3], Pre-LN on [0.3, 0.6] */
+  af_mp_work_set_params(w, NULL);
+  af_mp_vec_set_d(yb, y, N);
+  m.scheme = AF_POST_LN;
+  AFT_OK(af_mp_integrate_x(yb, tx, 2, &m, &o, w, NULL, NULL, NULL));
+  m.scheme = AF_PRE_LN;
+  AFT_OK(af_mp_integrate_x(yb, tx + 1, 2, &m, &o, w, NULL, NULL, NULL));
+  double dh = af_mp_vec_maxdiff(ya, yb, N);
+  fprintf(stderr, "exact tau 0.3: |mix-ln - split by hand| %.3g\n", dh);
+  ck_assert(dh <= 1e-60);
+  af_mp_vec_free(ya, N);
+  af_mp_vec_free(yb, N);
+  af_mp_vec_free(tm, 3);
+  af_mp_vec_free(tx, 3);
+  af_mp_vec_free(got, 3);
+  af_mp_params_clear(&par);
+  af_mp_work_free(w);
+  mpfr_clear(v);
+}
+END_TEST
+
 START_TEST(test_integrate_contract)
 {
   const size_t n = 2, d = 2, N = 6;
@@ -1280,6 +1363,7 @@ static Suite *mp_suite(void)
   tcase_add_test(in, test_error_estimate_honest);
   tcase_add_test(in, test_mix_ln_restart);
   tcase_add_test(in, test_integrate_contract);
+  tcase_add_test(in, test_exact_input);
   suite_add_tcase(s, in);
   TCase *ob = tcase_create("observe");
   tcase_add_test(ob, test_observe_mp);

@@ -278,4 +278,49 @@ if [ -f "$tmp/k/ck" ]; then
   rm -rf "$out" && mkdir "$out"
 fi
 
+# ------------------------------------------------------------ exact input
+# The numbers typed are read at the working precision: bounds on the
+# B-bit value, the whole string, a strict token reader.
+bad "--beta with a leading blank" 2 $BASE --precision 128 --beta ' 2'
+bad "--beta -1e-400 (the double is -0)" 2 $BASE --precision 128 --beta -1e-400
+bad "--t-end differs from the last --times at 128 bits" 2 $BASE --precision 128 \
+  --times 0,1 --t-end 1.00000000000000000001
+printf '0.3,,0.4,1.2\n-0.7,0.1,0.25\n0.2,-0.9,0.05\n0.5,0.5,0.5\n' >"$tmp/empty.csv"
+bad "--init file with an empty field" 1 run --scheme pre-ln --n 4 --d 3 --beta 2 \
+  --init "file:$tmp/empty.csv" --precision 128
+if grep -q 'empty.csv:1: .*expected 4 rows of 3 numbers' "$tmp/stderr"; then
+  ok "token file error names the line and the expected shape"
+else
+  notok "token file error message" "$(cat "$tmp/stderr")"
+fi
+"$AF" $BASE --precision 128 --beta 2.0000000000000000000001 --alpha-decay 0 \
+  --times 0,0.1 --out "$tmp/x.csv" 2>"$tmp/err"
+if [ "$(prov "$tmp/x.csv" beta)" = 2.0000000000000000000001 ] &&
+   [ "$(prov "$tmp/x.csv" times)" = 0,0.1 ] && [ "$(prov "$tmp/x.csv" t_end)" = 0.1 ] &&
+   [ "$(rows "$tmp/x.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 0.1 " ]; then
+  ok "provenance as typed; the t column is the typed times"
+else
+  notok "typed provenance" "beta $(prov "$tmp/x.csv" beta), times $(prov "$tmp/x.csv" times): $(cat "$tmp/err")"
+fi
+"$AF" $BASE --precision 128 --beta 2 --times 0,0.1 --out "$tmp/x2.csv" 2>/dev/null
+if [ "$(rows "$tmp/x.csv" | sed -n 2p)" != "$(rows "$tmp/x2.csv" | sed -n 2p)" ]; then
+  ok "beta 2 + 1e-22 is another problem at 128 bits"
+else
+  notok "beta 2 + 1e-22" "same rows as beta 2"
+fi
+# alpha, its schedule and tau enter the field as typed: the doubles
+# nearest 0.7 and 0.3 are other problems.
+NG="run --scheme ngpt --n 3 --d 3 --beta 1 --init orthonormal --times 0,0.5 --precision 128 --alpha-decay 0.5"
+MX="run --scheme mix-ln --n 3 --d 3 --beta 1 --init orthonormal --times 0,0.5 --precision 128"
+"$AF" $NG --alpha 0.7 --out "$tmp/a1.csv" 2>/dev/null
+"$AF" $NG --alpha 0.6999999999999999555910790149937383830547332763671875 --out "$tmp/a2.csv" 2>/dev/null
+"$AF" $MX --tau 0.3 --out "$tmp/u1.csv" 2>/dev/null
+"$AF" $MX --tau 0.299999999999999988897769753748434595763683319091796875 --out "$tmp/u2.csv" 2>/dev/null
+if [ -s "$tmp/a1.csv" ] && [ "$(rows "$tmp/a1.csv" | sed -n 2p)" != "$(rows "$tmp/a2.csv" | sed -n 2p)" ] &&
+   [ -s "$tmp/u1.csv" ] && [ "$(rows "$tmp/u1.csv" | sed -n 2p)" != "$(rows "$tmp/u2.csv" | sed -n 2p)" ]; then
+  ok "--alpha 0.7 and --tau 0.3 are not their doubles at 128 bits"
+else
+  notok "exact alpha and tau" "rows equal or a run failed"
+fi
+
 cli_summary

@@ -113,6 +113,8 @@ static char *header(const char *path, const char *key)
 typedef struct {
   af_model m;
   double *y0;    /* start (double, as the command built it) */
+  char file[1200]; /* a token file start (read at working precision by
+                      the MPFR path), else "" */
   double *times; /* the command's integration times */
   size_t ntimes;
   mpfr_prec_t prec;
@@ -146,6 +148,7 @@ static void case_from(ref_case *c, const char *path)
     snprintf(spec, sizeof spec, "%s", init);
   size_t line = 0;
   AFT_OK(af_init_state(c->y0, &line, spec, n, d, r0, seed));
+  snprintf(c->file, sizeof c->file, "%s", strncmp(spec, "file:", 5) == 0 ? spec + 5 : "");
   /* times: the command prepends 0 when the first output is later. */
   const char *ts = param(b, sizeof b, params, "times");
   c->times = malloc((strlen(ts) + 2) * sizeof(double));
@@ -276,7 +279,12 @@ START_TEST(test_replay)
   if (rerun) {
     af_mp_work *mw = af_mp_work_alloc(c.m.n, c.m.d, P);
     mpfr_t *yr = af_mp_vec_alloc(N, P);
-    af_mp_vec_set_d(yr, c.y0, N);
+    if (c.file[0] != '\0') { /* the rows as written (the command's reader) */
+      size_t line = 0;
+      AFT_OK(af_mp_init_read(yr, &line, c.file, c.m.n, c.m.d));
+    } else {
+      af_mp_vec_set_d(yr, c.y0, N);
+    }
     af_mp_stats st;
     AFT_OK(af_mp_integrate(yr, c.times, c.ntimes, &c.m, &c.o, mw, NULL, NULL, &st));
     same = 1;
