@@ -2,8 +2,8 @@
 # test_man.sh -- the manual page and the help of the command agree: every
 # command of 'attnflow --help' has a section of man/attnflow.1, every
 # option listed by 'attnflow COMMAND --help' is documented there, 'attnflow help
-# COMMAND' and 'attnflow COMMAND -h' print the same as '--help', and both
-# pages format without warnings when groff is installed.
+# COMMAND' and 'attnflow COMMAND -h' print the same as '--help', bash
+# completion reads them, and both pages format without warnings (groff).
 set -u
 top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
@@ -39,6 +39,14 @@ done
 "$AF" help nosuchcommand > /dev/null 2> "$tmp/err"
 st=$?
 [ "$st" -eq 2 ] && [ "$(wc -l < "$tmp/err")" -eq 1 ] && ok "help of an unknown command: one line, status 2" || bad "help nosuchcommand: status $st"
+
+# Bash completion (completion/attnflow.bash) reads the same help.
+if command -v bash > /dev/null 2>&1; then
+  got=$(bash -c '. "$1/completion/attnflow.bash"; COMP_WORDS=("$2" run --sch); COMP_CWORD=2; _attnflow
+    a=${COMPREPLY[*]}; COMP_WORDS=("$2" run --scheme pe); COMP_CWORD=3; _attnflow
+    echo "$a|${COMPREPLY[*]}"' sh "$top_srcdir" "$AF")
+  [ "$got" = "--scheme|peri-ln" ] && ok "bash completion: run --sch, --scheme pe" || bad "bash completion gives '$got'"
+fi
 
 if command -v groff > /dev/null 2>&1; then
   for page in "$man1" "$man3"; do
