@@ -182,3 +182,26 @@ def test_docs_python_example(capsys):
             if l.startswith("max |")}
     assert vals["max |attnflow - theory|"] < 1e-12
     assert vals["max |scipy - theory|"] < 1e-12
+
+
+def test_data_dir_from_environment(attnflow_bin, tmp_path):
+    """ATTNFLOW_DATADIR overrides where verify finds data/reference: an
+    empty directory leaves C-mpref without references (could-not-certify,
+    the note naming it), a copy of the data certifies as the tree does."""
+    import json
+    import shutil
+    src = os.path.join(os.path.dirname(__file__), "..", "..", "data", "reference")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    copy = tmp_path / "copy"
+    shutil.copytree(src, str(copy / "reference"))
+    out = {}
+    for name, d in (("empty", empty), ("copy", copy)):
+        js = tmp_path / (name + ".json")
+        env = dict(os.environ, ATTNFLOW_DATADIR=str(d))
+        subprocess.run([attnflow_bin, "verify", "--claim", "C-mpref", "--json",
+                        str(js)], env=env, stdout=subprocess.DEVNULL)
+        out[name] = json.load(open(js))["claims"][0]
+    assert out["empty"]["status"] == "could-not-certify"
+    assert str(empty / "reference") in out["empty"]["note"]
+    assert out["copy"]["status"] == "certified"
