@@ -76,6 +76,7 @@
 #include "verify.h"
 #include "cert.h"
 #include "attnflow_mp.h"
+#include "datadir.h"
 
 static void nocert(af_vresult *r, const char *why)
 {
@@ -1048,10 +1049,13 @@ static void claim_mpref(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
   double fac = af_v_tol(c, "C.mpfr_ref");
-  const char *dir = AF_DATADIR "/reference";
+  char dir[4096 - 512]; /* room for "/NAME" in path[4096] below */
+  snprintf(dir, sizeof dir, "%s/reference", af_data_dir());
   DIR *dp = opendir(dir);
   if (dp == NULL) {
-    nocert(r, "no reference directory " AF_DATADIR "/reference");
+    char why[4200];
+    snprintf(why, sizeof why, "no reference directory %s", dir);
+    nocert(r, why);
     return;
   }
   char *names[128];

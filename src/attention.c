@@ -1554,7 +1554,7 @@ static int attention_vanishes(const af_work *w, size_t j)
 static int rates_fill(double *s, double *rho, double t, const double *y,
                       const af_model *m, af_work *w)
 {
-  const af_scheme *sc = af_scheme_get(m->scheme);
+  const af_scheme *sc = af_model_scheme(m);
   size_t n = w->n, d = w->d;
   double alpha = af_model_alpha(m, t);
   /* Mix-LN's side of tau comes from the piece being integrated, so that a
@@ -1737,6 +1737,8 @@ int af_layer_step(double *y_out, const double *y_in, size_t layer, double h,
   if (sc == AF_MIX_LN)
     sc = (t < m->tau) ? AF_POST_LN : AF_PRE_LN; /* spec S7: l h < tau */
   const af_scheme *row = af_scheme_get(sc);
+  if (row == NULL) /* a user-defined scheme has no layer map */
+    return AF_EINVAL;
   double alpha = af_model_alpha(m, t);
   double *v = w->T; /* scratch n x d (free after attention_fill) */
   double *rnew = w->ytmp;

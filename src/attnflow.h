@@ -111,6 +111,18 @@ const af_scheme *af_scheme_get(af_scheme_id id);
 /* Look a scheme up by command-line name; AF_EINVAL if unknown. */
 int af_scheme_lookup(af_scheme_id *id, const char *name);
 
+/* A scheme of one's own: an af_scheme row with id AF_SCHEME_USER, a name
+ * and title, needs_anorm (1 if the rates divide by a = |A_j|: a token
+ * whose |A_j| is indistinguishable from 0 then fails with AF_EZEROATTN),
+ * moves_radius, and the callback rates(s, rho, t, r, c, a, alpha, tau)
+ * giving the speed factor s > 0 (AF_ESPEED otherwise) and the radial rate
+ * rho of a token of radius r with c = <theta_j, A_j>, a = |A_j| at time t
+ * (alpha = alpha(t) of the model, tau its Mix-LN time).  Installed in a
+ * model by af_model_set_user_scheme; the double-precision integrators
+ * (af_rhs, af_integrate) use it; the layer maps and the MPFR path return
+ * AF_EINVAL. */
+#define AF_SCHEME_USER ((af_scheme_id) AF_SCHEME_COUNT)
+
 /* ------------------------------------------------------------------ */
 /* Weights Q, K, V.                                                     */
 /* ------------------------------------------------------------------ */
@@ -167,6 +179,8 @@ typedef struct {
   unsigned fault;      /* AF_FAULT_* bits: deliberate model errors that
                           show the verification claims have power; 0 in
                           every normal run                              */
+  const af_scheme *user; /* scheme == AF_SCHEME_USER: its row (referenced,
+                          not copied); else NULL                        */
 } af_model;
 
 /* Deliberate faults (attnflow verify --inject-fault): each perturbs one
@@ -185,6 +199,12 @@ void af_model_init(af_model *m, size_t n, size_t d, double beta,
 /* Check every field; AF_EINVAL / AF_ENONFINITE / AF_EDIM with no side
  * effect.  Called by every entry point that takes a model. */
 int af_model_validate(const af_model *m);
+/* Make m use the user-defined scheme row (see AF_SCHEME_USER): AF_EINVAL,
+ * m unchanged, if row is NULL, has no rates callback or another id. */
+int af_model_set_user_scheme(af_model *m, const af_scheme *row);
+/* The scheme row m uses: the table's, or the user-defined one; NULL if
+ * the scheme is out of range. */
+const af_scheme *af_model_scheme(const af_model *m);
 /* alpha(t) of nGPT. */
 double af_model_alpha(const af_model *m, double t);
 /* 1 if the alpha schedule violates int_0^inf alpha = infinity. */

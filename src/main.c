@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datadir.h"
 
 static int af_cli_verify_exec(int argc, char **argv);
 
@@ -56,7 +57,8 @@ static void af_cli_usage(FILE *f) {
     fprintf(f, "  %-10s %s\n", af_commands[i].name, af_commands[i].summary);
   fprintf(f,
           "\n"
-          "Run 'attnflow COMMAND --help' for the options of a command.\n"
+          "Run 'attnflow help COMMAND' (or 'attnflow COMMAND --help', '-h') for\n"
+          "the options of a command; 'man attnflow' for the manual.\n"
           "Exit status: 0 success, 1 run-time failure, 2 usage error.\n");
 }
 
@@ -76,11 +78,27 @@ int main(int argc, char **argv) {
     return AF_EXIT_USAGE;
   }
   const char *cmd = argv[1];
+  /* 'attnflow help CMD' is 'attnflow CMD --help'. */
+  static char *help_argv[4];
+  if (strcmp(cmd, "help") == 0 && argc == 3 && argv[2][0] != '-') {
+    help_argv[0] = argv[0];
+    help_argv[1] = argv[2];
+    help_argv[2] = (char *)"--help";
+    af_main_argc = argc = 3;
+    af_main_argv = argv = help_argv;
+    cmd = argv[1];
+  } else if (strcmp(cmd, "help") == 0 && argc > 2) {
+    af_cli_error("help: expected one command name (try 'attnflow --help')");
+    return AF_EXIT_USAGE;
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
       strcmp(cmd, "help") == 0) {
     af_cli_usage(stdout);
     return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
   }
+  /* 'attnflow CMD -h' is 'attnflow CMD --help'. */
+  for (int i = 2; i < argc; i++)
+    if (strcmp(argv[i], "-h") == 0) argv[i] = (char *)"--help";
   if (strcmp(cmd, "--version") == 0) {
     printf("attnflow %s (commit %s)\n", af_version(), af_commit());
     return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
@@ -106,15 +124,16 @@ int main(int argc, char **argv) {
  *
  * attnflow-verify is looked for next to this program (the build tree, or
  * an install where both sit in one directory), then in the package's
- * libexec directory (make install).  It receives the command line
- * unchanged. */
+ * libexec directory relative to this program (an installation that was
+ * moved, datadir.h), then where make install put it.  It receives the
+ * command line unchanged. */
 static int af_cli_verify_exec(int argc, char **argv) {
   (void)argc;
   /* 'attnflow sweep' likewise executes attnflow-sweep (MPI, cli_sweep.c). */
   char prog[32];
   snprintf(prog, sizeof prog, "attnflow-%s", argv[0]);
-  char self[4096], here[4096 + sizeof prog];
-  const char *tried[2];
+  char self[4096], here[4096 + sizeof prog], moved[4096 + sizeof prog];
+  const char *tried[3];
   int ntried = 0;
   ssize_t k = readlink("/proc/self/exe", self, sizeof self - 1);
   if (k > 0) {
@@ -126,11 +145,15 @@ static int af_cli_verify_exec(int argc, char **argv) {
       tried[ntried++] = here;
     }
   }
-#ifdef AF_PKGLIBEXECDIR
+  /* A moved installation: pkglibexecdir relative to this program. */
+  if (af_install_dir(moved, sizeof moved - sizeof prog, AF_PKGLIBEXECDIR)) {
+    strcat(moved, "/");
+    strcat(moved, prog);
+    tried[ntried++] = moved;
+  }
   char lib[sizeof AF_PKGLIBEXECDIR + sizeof prog];
   snprintf(lib, sizeof lib, "%s/%s", AF_PKGLIBEXECDIR, prog);
   tried[ntried++] = lib;
-#endif
   fflush(stdout);
   int err = ENOENT;
   for (int i = 0; i < ntried; i++) {
@@ -138,7 +161,7 @@ static int af_cli_verify_exec(int argc, char **argv) {
     if (errno != ENOENT || err == ENOENT) err = errno;
   }
   af_cli_error("%s: cannot run %s%s%s: %s", argv[0], ntried ? tried[0] : prog,
-               ntried > 1 ? " or " : "", ntried > 1 ? tried[1] : "",
+               ntried > 1 ? " or " : "", ntried > 1 ? tried[ntried - 1] : "",
                strerror(err));
   return AF_EXIT_FAIL;
 }

@@ -36,7 +36,7 @@ int af_model_validate(const af_model *m)
     return AF_ENONFINITE;
   if (m->beta < 0 || m->alpha <= 0 || m->alpha_decay < 0 || m->tau < 0)
     return AF_EINVAL;
-  if ((int) m->scheme < 0 || m->scheme >= AF_SCHEME_COUNT)
+  if (af_model_scheme(m) == NULL)
     return AF_EINVAL;
   if ((int) m->attn < 0 || m->attn >= AF_ATTN_COUNT)
     return AF_EINVAL;
@@ -58,6 +58,23 @@ double af_model_alpha(const af_model *m, double t)
 
 /* int_0^inf alpha (1+t)^-p dt is finite exactly when p > 1. */
 int af_model_alpha_integrable(const af_model *m) { return m->alpha_decay > 1.0; }
+
+int af_model_set_user_scheme(af_model *m, const af_scheme *row)
+{
+  if (m == NULL || row == NULL || row->rates == NULL
+      || row->id != AF_SCHEME_USER)
+    return AF_EINVAL;
+  m->scheme = AF_SCHEME_USER;
+  m->user = row;
+  return AF_OK;
+}
+
+const af_scheme *af_model_scheme(const af_model *m)
+{
+  if (m->scheme == AF_SCHEME_USER)
+    return (m->user != NULL && m->user->rates != NULL) ? m->user : NULL;
+  return af_scheme_get(m->scheme);
+}
 
 /* ------------------------------------------------------------ weights */
 

@@ -653,6 +653,8 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
                              const af_model *m)
 {
   const af_scheme *sc = af_scheme_get(m->scheme);
+  if (sc == NULL) /* a user-defined scheme: double precision only */
+    return AF_EINVAL;
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
 #ifdef AF_PARAMS

@@ -1,0 +1,407 @@
+"""attnflow: tokens on the sphere moved by self-attention under the
+normalization schemes of "Normalization in Attention Dynamics" (Karagodin,
+Ge, Polyanskiy, Rigollet, NeurIPS 2025, arXiv:2510.22026), from Python.
+
+    import attnflow
+    r = attnflow.run(scheme="pre-ln", n=6, d=6, beta=2, init="orthonormal",
+                     times=[0, 1, 5, 10])
+    r["t"], r["cos_mean"], r.x          # NumPy arrays
+    attnflow.theory.gamma(times=[1, 5, 10], n=6, beta=2, scheme="pre-ln")
+    report = attnflow.verify(level="quick")
+
+run() calls libattnflow.so through ctypes (the same library and the same
+operations as 'attnflow run', so the numbers are bit-identical); verify()
+runs the installed 'attnflow verify' and returns its JSON report.  See
+docs/python.md.
+"""
+
+import json
+import math
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+from . import _lib
+from ._lib import Error
+from . import theory
+
+__all__ = ["run", "verify", "read_csv", "Result", "UserScheme", "Error",
+           "theory", "schemes", "observables", "version"]
+
+
+def version():
+    """Version of the loaded libattnflow, e.g. "0.1.0"."""
+    return _lib.lib.af_version().decode()
+
+
+def schemes():
+    """The built-in schemes: {name: (title, speed factor, radial rate)}."""
+    out = {}
+    for k in range(_lib.SCHEME_COUNT):
+        row = _lib.lib.af_scheme_get(k).contents
+        out[row.name.decode()] = (row.title.decode(), row.speed_text.decode(),
+                                  row.radial_text.decode())
+    return out
+
+
+def observables():
+    """Names of every observable, the default columns first."""
+    return [_lib.lib.af_obs_name(k).decode() for k in range(_lib.OBS_COUNT)]
+
+
+class UserScheme:
+    """A scheme of one's own: rates(t, r, c, a, alpha, tau) -> (s, rho),
+    the speed factor s > 0 and the radial rate rho of a token of radius r,
+    with c = <theta_j, A_j> and a = |A_j| (attnflow.h, AF_SCHEME_USER).
+    needs_anorm: the rates divide by a (tokens with |A_j| ~ 0 then fail).
+    Pass it as run(scheme=UserScheme(...)).  Python is called once per
+    token per evaluation: meant for small cases."""
+
+    def __init__(self, name, rates, needs_anorm=False, moves_radius=True,
+                 speed_text="", radial_text=""):
+        self.name = name
+        self.rates = rates
+        self._errors = []
+
+        def cb(s, rho, t, r, c, a, alpha, tau):
+            try:
+                s[0], rho[0] = rates(t, r, c, a, alpha, tau)
+            except Exception as e:  # reported after the run
+                self._errors.append(e)
+                s[0], rho[0] = math.nan, math.nan
+
+        self._cb = _lib.RATES_FN(cb)
+        self._row = _lib.Scheme(_lib.SCHEME_USER, name.encode(), name.encode(),
+                                int(bool(needs_anorm)), int(bool(moves_radius)),
+                                self._cb, speed_text.encode(),
+                                radial_text.encode())
+
+
+class Result(dict):
+    """Observables of a run, one NumPy array per name (r["t"],
+    r["cos_mean"], ...), in the order requested, and attributes:
+      state  the final state array y (af_state_size(n, d) = n*d + n:
+             theta_j row by row, then the radii r_j)
+      theta  the final theta_j (n x d; |theta_j| = 1 up to "drift")
+      r      the final radii (n)
+      x      the final tokens r_j theta_j / |theta_j| (n x d), what
+             'attnflow run --save-state' writes
+      stats  {"steps", "nevals", "t_reached"} of the integrator
+      params the keyword arguments of the run."""
+
+    def __repr__(self):
+        return "Result(%s)" % ", ".join(
+            "%s=array(%d)" % (k, len(v)) for k, v in self.items())
+
+
+_COMMAND_ONLY = {
+    "precision": "the MPFR path", "tol": "the MPFR path",
+    "digits": "the MPFR path", "checkpoint": "the MPFR path",
+    "checkpoint_every": "the MPFR path", "resume": "the MPFR path",
+    "format": "files", "out": "files", "save_state": "files",
+}
+
+
+def _cstr(s):
+    return s.encode() if isinstance(s, str) else bytes(s)
+
+
+def _model(scheme, n, d, beta, alpha, alpha_decay, tau, attention):
+    m = _lib.Model()
+    attn = None
+    if isinstance(scheme, UserScheme):
+        _lib.lib.af_model_init(m, n, d, beta, 0)
+        _lib.check(_lib.lib.af_model_set_user_scheme(m, scheme._row),
+                   "scheme %s" % scheme.name)
+    else:
+        # sa, usa, causal: Post-LN with that attention (as 'attnflow run').
+        fixed = {"sa": "softmax", "usa": "usa", "causal": "causal"}
+        sid = _lib.c_int(0)
+        if scheme in fixed:
+            attn = fixed[scheme]
+        elif _lib.lib.af_scheme_lookup(sid, _cstr(scheme)) != 0:
+            raise ValueError("scheme: unknown scheme %r (%s, sa, usa, causal)"
+                             % (scheme, ", ".join(schemes())))
+        _lib.lib.af_model_init(m, n, d, beta, sid.value)
+    if attention is not None:
+        if attention not in _lib.ATTN:
+            raise ValueError("attention: unknown kind %r (softmax, usa, causal)"
+                             % (attention,))
+        if attn is not None and attention != attn:
+            raise ValueError("attention=%r contradicts scheme=%r"
+                             % (attention, scheme))
+        attn = attention
+    m.attn = _lib.ATTN[attn or "softmax"]
+    if alpha is not None:
+        m.alpha = alpha
+    if alpha_decay is not None:
+        m.alpha_decay = alpha_decay
+    if tau is not None:
+        m.tau = tau
+    return m
+
+
+def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
+        alpha_decay=None, tau=None, attention=None, weights="identity",
+        kernel="blas", t_end=None, times=None, method="rk8pd", h=None,
+        rtol=None, atol=None, max_steps=None, observables=None,
+        cluster_cos=0.9999, **command_only):
+    """Integrate one case, as 'attnflow run' (the options of
+    'attnflow run --help' as keywords, dashes become underscores).
+
+    scheme   a name of 'attnflow schemes' (post-ln, pre-ln, mix-ln,
+             peri-ln, ngpt, ln-scaling), sa, usa, causal, or a UserScheme
+    init     a specification string (uniform, gaussian, orthonormal,
+             cap:DELTA, hemisphere, file:PATH) or an (n, d) array of tokens
+             x_j (theta_j = x_j / |x_j|, r_j = |x_j|, as file:PATH)
+    times    output times (default [0, t_end], t_end default 10)
+    weights  "identity", "kaiming" or a path (3d rows of d numbers)
+    observables  a list (or comma-separated string) of names; default the
+             first twelve of observables()
+    Returns a Result.  Invalid arguments raise ValueError (TypeError for
+    the MPFR and file options, which only the command has); a failed
+    integration raises attnflow.Error with the library's status."""
+    for k in command_only:
+        if k in _COMMAND_ONLY:
+            raise TypeError("run(): %s= is an option of %s, which only the "
+                            "command has: attnflow run --%s"
+                            % (k, _COMMAND_ONLY[k], k.replace("_", "-")))
+        raise TypeError("run() got an unexpected keyword argument %r" % k)
+    params = dict(scheme=scheme if isinstance(scheme, str) else scheme.name,
+                  n=n, d=d, beta=beta, init=init, seed=seed, r0=r0,
+                  alpha=alpha, alpha_decay=alpha_decay, tau=tau,
+                  attention=attention, weights=weights, kernel=kernel,
+                  t_end=t_end, times=times, method=method, h=h, rtol=rtol,
+                  atol=atol, max_steps=max_steps, observables=observables,
+                  cluster_cos=cluster_cos)
+    if int(n) != n or n < 1 or int(d) != d or d < 1:
+        raise ValueError("n and d must be integers >= 1 (got %r, %r)" % (n, d))
+    n, d = int(n), int(d)
+    if not (math.isfinite(beta) and beta >= 0):
+        raise ValueError("beta must be finite and >= 0 (got %r)" % (beta,))
+    if r0 is not None and not (math.isfinite(r0) and r0 > 0):
+        raise ValueError("r0 must be finite and > 0 (got %r)" % (r0,))
+    m = _model(scheme, n, d, float(beta), alpha, alpha_decay, tau, attention)
+
+    # Times: the start is t = 0, as in the command.
+    if times is None:
+        t_end = 10.0 if t_end is None else float(t_end)
+        times = [0.0, t_end]
+    times = np.array(times, dtype=np.float64).ravel()
+    if times.size == 0 or not np.all(np.isfinite(times)) or np.any(times < 0) \
+            or np.any(np.diff(times) < 0):
+        raise ValueError("times must be finite, >= 0 and non-decreasing")
+    if t_end is not None and float(t_end) != times[-1]:
+        raise ValueError("t_end=%r disagrees with the last of times (%r)"
+                         % (t_end, times[-1]))
+    t_end = float(times[-1])
+    skip = 1 if times[0] > 0 else 0
+    itimes = np.concatenate([[0.0], times]) if skip else times.copy()
+
+    opts = _lib.IntegOpts()
+    _lib.lib.af_integ_opts_init(opts)
+    mid = _lib.c_int(0)
+    if _lib.lib.af_method_lookup(mid, _cstr(method)) != 0:
+        raise ValueError("method: unknown method %r (rk8pd, rkf45, rk4, rkck, "
+                         "msadams, layers, vern9)" % (method,))
+    opts.method = mid.value
+    for name, val in (("h", h), ("rtol", rtol), ("atol", atol)):
+        if val is not None:
+            if not (math.isfinite(val) and val > 0):
+                raise ValueError("%s must be finite and > 0 (got %r)" % (name, val))
+            setattr(opts, name, val)
+    if max_steps is not None:
+        if int(max_steps) != max_steps or max_steps < 1:
+            raise ValueError("max_steps must be an integer >= 1")
+        opts.max_steps = int(max_steps)
+
+    if observables is None:
+        obs = list(range(_lib.OBS_DEFAULT_COUNT))
+    else:
+        names = observables.split(",") if isinstance(observables, str) \
+            else list(observables)
+        obs = []
+        for nm in names:
+            k = _lib.c_int(0)
+            if _lib.lib.af_obs_lookup(k, _cstr(nm)) != 0:
+                raise ValueError("observables: unknown observable %r" % (nm,))
+            obs.append(k.value)
+    if kernel not in _lib.KERNEL:
+        raise ValueError("kernel: unknown kernel %r (blas, direct)" % (kernel,))
+
+    wts = None
+    work = None
+    tmp = None
+    try:
+        if weights == "kaiming":
+            L = max(1, math.ceil(t_end / opts.h))
+            wts = _lib.lib.af_weights_alloc(d, L, opts.h)
+            if not wts:
+                raise MemoryError("attnflow: weights")
+            _lib.check(_lib.lib.af_weights_kaiming(wts, seed), "weights kaiming")
+        elif weights != "identity":
+            p = _lib.c_void_p()
+            line = _lib.c_size_t(0)
+            st = _lib.lib.af_weights_read(p, _cstr(weights), d, line)
+            if st != 0:
+                raise Error(st, "weights %s, line %d" % (weights, line.value))
+            wts = p.value
+        m.w = wts
+        _lib.check(_lib.lib.af_model_validate(m), "model")
+
+        work = _lib.lib.af_work_alloc(n, d)
+        if not work:
+            raise MemoryError("attnflow: work space")
+        _lib.check(_lib.lib.af_work_set_kernel(work, _lib.KERNEL[kernel]),
+                   "kernel")
+
+        y = np.empty(_lib.lib.af_state_size(n, d), dtype=np.float64)
+        yp = y.ctypes.data_as(_lib.DP)
+        if isinstance(init, str):
+            spec = init
+        else:
+            x0 = np.asarray(init, dtype=np.float64)
+            if x0.shape != (n, d):
+                raise ValueError("init: array of shape %s, wanted (n, d) = (%d, %d)"
+                                 % (x0.shape, n, d))
+            # Through the library's CSV reader: %.17g round-trips every
+            # double, so the start is that of 'attnflow run --init file:'.
+            fd, tmp = tempfile.mkstemp(suffix=".csv", prefix="attnflow-init-")
+            with os.fdopen(fd, "w") as f:
+                for row in x0:
+                    f.write(",".join("%.17g" % v for v in row) + "\n")
+            spec = "file:" + tmp
+        line = _lib.c_size_t(0)
+        st = _lib.lib.af_init_state(yp, line, _cstr(spec), n, d,
+                                    math.nan if r0 is None else float(r0),
+                                    seed)
+        if st != 0:
+            raise Error(st, "init %s%s" % (init if isinstance(init, str) else "array",
+                                           ", line %d" % line.value if line.value else ""))
+
+        rows = np.empty((times.size, len(obs)))
+        buf = np.empty(_lib.OBS_COUNT)
+        bp = buf.ctypes.data_as(_lib.DP)
+        state = {"calls": 0, "status": 0}
+
+        def out(t, yy, ctx):
+            k = state["calls"] - skip
+            state["calls"] += 1
+            if k < 0:
+                return 0
+            rc = _lib.lib.af_observe(bp, t, yy, cluster_cos, m, work)
+            if rc != 0:
+                return rc
+            rows[k] = buf[obs]
+            return 0
+
+        cb = _lib.OUTPUT_FN(out)
+        stats = _lib.IntegStats()
+        ip = itimes.ctypes.data_as(_lib.DP)
+        st = _lib.lib.af_integrate(yp, ip, itimes.size, m, opts, work, cb,
+                                   None, stats)
+        if isinstance(scheme, UserScheme) and scheme._errors:
+            e = scheme._errors[0]
+            scheme._errors.clear()
+            raise e
+        if st != 0:
+            raise Error(st, "run failed at t = %.17g" % stats.t_reached)
+    finally:
+        if work:
+            _lib.lib.af_work_free(work)
+        if wts:
+            _lib.lib.af_weights_free(wts)
+        if tmp is not None:
+            os.unlink(tmp)
+
+    res = Result()
+    for i, k in enumerate(obs):
+        res[_lib.lib.af_obs_name(k).decode()] = rows[:, i].copy()
+    res.state = y
+    res.theta = y[:n * d].reshape(n, d)
+    res.r = y[n * d:]
+    res.x = res.r[:, None] * (res.theta / np.sqrt(np.sum(res.theta ** 2, axis=1))[:, None])
+    res.stats = {"steps": stats.steps, "nevals": stats.nevals,
+                 "t_reached": stats.t_reached}
+    res.params = params
+    return res
+
+
+def _program():
+    """Path of the attnflow command: ATTNFLOW_BIN, the installed one, the
+    one in bin/ above this package (a moved installation), or the one on
+    PATH."""
+    env = os.environ.get("ATTNFLOW_BIN")
+    if env:
+        return env
+    if _lib._config is not None:
+        p = os.path.join(_lib._config.BINDIR, "attnflow")
+        if os.path.exists(p):
+            return p
+    d = os.path.dirname(os.path.abspath(__file__))
+    for _ in range(5):
+        d = os.path.dirname(d)
+        p = os.path.join(d, "bin", "attnflow")
+        if os.path.exists(p):
+            return p
+    return "attnflow"
+
+
+def verify(level="quick", claim=None, inject_fault=None, broken_only=False,
+           tolerances=None):
+    """Run 'attnflow verify' and return its JSON report as a dict (schema
+    verify.schema.json, docs/formats.md): "version", "commit", "level",
+    "fault", "provenance", and "claims", a list of {"id", "scheme",
+    "status", "expected", "measured", "predicted", "tolerance", "margin",
+    "seconds", "tolerance_key", "note"}; a claim holds when status ==
+    expected.  The report also gets "exit_status", the command's (0 when
+    every claim has its expected outcome).  A usage error (exit status 2)
+    or a report not written raises RuntimeError."""
+    args = [_program(), "verify", "--level", level]
+    if claim is not None:
+        args += ["--claim", claim]
+    if inject_fault is not None:
+        args += ["--inject-fault", inject_fault]
+    if broken_only:
+        args.append("--broken-only")
+    if tolerances is not None:
+        args += ["--tolerances", tolerances]
+    with tempfile.TemporaryDirectory(prefix="attnflow-verify-") as d:
+        path = os.path.join(d, "report.json")
+        p = subprocess.run(args + ["--json", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode == 2 or not os.path.exists(path):
+            raise RuntimeError("attnflow verify failed (exit status %d): %s"
+                               % (p.returncode, p.stderr.strip()))
+        with open(path) as f:
+            report = json.load(f)
+    report["exit_status"] = p.returncode
+    return report
+
+
+def read_csv(path):
+    """Read a CSV file of 'attnflow run' (or 'attnflow figure'): a dict of
+    one NumPy array per column, and the provenance ('# key: value' lines)
+    as the dict's attribute .provenance.  The same as
+    numpy.genfromtxt((l for l in open(path) if l[0] != "#"), delimiter=",",
+    names=True) column by column (docs/formats.md)."""
+    prov = {}
+    with open(path) as f:
+        lines = []
+        for line in f:
+            if line.startswith("#"):
+                key, sep, val = line[1:].strip().partition(":")
+                if sep:
+                    prov[key.strip()] = val.strip()
+            elif line.strip():
+                lines.append(line)
+    if not lines:
+        raise ValueError("%s: no header row" % path)
+    names = lines[0].strip().split(",")
+    data = np.array([[float(v) for v in l.split(",")] for l in lines[1:]]
+                    ).reshape(-1, len(names))
+    res = Result((nm, data[:, i].copy()) for i, nm in enumerate(names))
+    res.provenance = prov
+    return res

@@ -1,0 +1,140 @@
+"""What the theory predicts (attnflow_theory.h, theorem T4.1 of the
+paper): from an orthonormal start (d >= n) with Q = K = V = I and equal
+radii r0, every pairwise cosine equals one gamma(t), the solution of a
+scalar ODE per scheme.  Every function calls the installed libattnflow.
+
+    from attnflow import theory
+    theory.gamma(times=[1, 2, 5], n=4, beta=2, scheme="post-ln")
+    theory.initial_velocity(n=4, beta=2, scheme="peri-ln")      # T4.1a
+    theory.time_postln(0.5, n=4, beta=2)                         # T4.1d
+    theory.K_closed(n=6, beta=2)                                 # T4.1c
+    theory.terminal_law("ngpt")                                  # T4.1b
+"""
+
+import math
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["solve", "gamma", "initial_velocity", "terminal_law",
+           "time_postln", "time_postln_gap", "preln_log_r", "lnscaling_time",
+           "K", "K_closed", "Z", "F", "c", "a"]
+
+
+def _scheme_id(scheme):
+    sid = _lib.c_int(0)
+    if _lib.lib.af_scheme_lookup(sid, scheme.encode()) != 0:
+        raise ValueError("scheme: unknown scheme %r" % (scheme,))
+    return sid.value
+
+
+def _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol):
+    p = _lib.T41Params()
+    _lib.lib.af_t41_params_init(p, int(n), float(beta), _scheme_id(scheme))
+    p.r0, p.alpha, p.alpha_decay, p.tau = r0, alpha, alpha_decay, tau
+    if rtol is not None:
+        p.rtol = rtol
+    if atol is not None:
+        p.atol = atol
+    return p
+
+
+def solve(times, n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
+          alpha_decay=0.0, tau=1.0, rtol=None, atol=None):
+    """gamma(t), the gap 1 - gamma(t) (to full relative accuracy, also far
+    below the resolution of gamma) and r(t) at the times (finite, >= 0,
+    non-decreasing), from gamma(0) = 0, r(0) = r0: a dict of three arrays.
+    rtol, atol: the integrator's (default 1e-14, 1e-16)."""
+    t, tp = _lib.as_doubles(np.ravel(times))
+    p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol)
+    g, gp = _lib.as_doubles(np.empty(t.size))
+    w, wp = _lib.as_doubles(np.empty(t.size))
+    r, rp = _lib.as_doubles(np.empty(t.size))
+    _lib.check(_lib.lib.af_t41_solve(gp, wp, rp, tp, t.size, p), "af_t41_solve")
+    return {"t": t, "gamma": g, "gap": w, "r": r}
+
+
+def gamma(times, n, beta, scheme="post-ln", **kw):
+    """gamma(t) at the times (solve(...)["gamma"])."""
+    return solve(times, n, beta, scheme, **kw)["gamma"]
+
+
+def initial_velocity(n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
+                     alpha_decay=0.0, tau=1.0):
+    """d gamma/dt at t = 0+ from the closed forms of T4.1a."""
+    p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, None, None)
+    v = _lib.c_double()
+    _lib.check(_lib.lib.af_t41_initial_velocity(_lib.ctypes.byref(v), p),
+               "af_t41_initial_velocity")
+    return v.value
+
+
+def terminal_law(scheme):
+    """T4.1b: how 1 - gamma decays as t -> infinity: {"form", "exponent",
+    "text"} (form: exp, power, exp-sqrt, exp-int-alpha)."""
+    law = _lib.T41Terminal()
+    _lib.check(_lib.lib.af_t41_terminal_law(law, _scheme_id(scheme)),
+               "af_t41_terminal_law")
+    return {"form": law.form.decode(), "exponent": law.exponent,
+            "text": law.text.decode()}
+
+
+def _scalar(fn, what, *args):
+    v = _lib.c_double()
+    _lib.check(fn(_lib.ctypes.byref(v), *args), what)
+    return v.value
+
+
+def time_postln(gamma, n, beta):
+    """T4.1d: the time Post-LN takes from gamma = 0 to gamma (closed form)."""
+    return _scalar(_lib.lib.af_t41_time_postln, "af_t41_time_postln",
+                   float(gamma), int(n), float(beta))
+
+
+def time_postln_gap(gap, n, beta):
+    """time_postln as a function of the gap 1 - gamma."""
+    return _scalar(_lib.lib.af_t41_time_postln_gap, "af_t41_time_postln_gap",
+                   float(gap), int(n), float(beta))
+
+
+def preln_log_r(gamma, n, beta):
+    """T4.1d: the Pre-LN invariant ln(r / r0) as a function of gamma."""
+    return _scalar(_lib.lib.af_t41_preln_log_r, "af_t41_preln_log_r",
+                   float(gamma), int(n), float(beta))
+
+
+def lnscaling_time(t):
+    """I2: LN-Scaling at time t is Post-LN at 2 (sqrt(t + 1) - 1)."""
+    return _lib.lib.af_t41_lnscaling_time(float(t))
+
+
+def K(n, beta):
+    """T4.1c: K(n, beta) = lim (1 - gamma)(r / r0)^2 (Pre-LN, Peri-LN), by
+    integration."""
+    return _scalar(_lib.lib.af_t41_K, "af_t41_K", int(n), float(beta))
+
+
+def K_closed(n, beta):
+    """K(n, beta) from its closed form in Ei and E1."""
+    return _scalar(_lib.lib.af_t41_K_closed, "af_t41_K_closed", int(n),
+                   float(beta))
+
+
+def _vec(fn):
+    def f(g, n, beta):
+        return np.vectorize(lambda x: fn(float(x), int(n), float(beta)),
+                            otypes=[float])(g)
+    return f
+
+
+Z = _vec(_lib.lib.af_t41_Z)
+Z.__doc__ = "Z(gamma) = e^beta + (n-1) e^(beta gamma) (NaN off the domain)."
+F = _vec(_lib.lib.af_t41_F)
+F.__doc__ = "F(gamma) = d gamma/dt under Post-LN."
+c = _vec(_lib.lib.af_t41_c)
+c.__doc__ = "c(gamma) = <theta_j, A_j>."
+a = _vec(_lib.lib.af_t41_a)
+a.__doc__ = "a(gamma) = |A_j|."
+
+del math
