@@ -52,7 +52,7 @@ do for [fmt in "png svg"] {
   set ylabel "max_i |y_i − y_i^{ref}|"
   set xrange [*:*]
   set yrange [1e-28:1]
-  set key left bottom font ",13"
+  set key inside left bottom font ",13"
   plot for [k=1:5] datafile using (sel(word(ids,k)+0, 1, column("time"))):"err" with linespoints lt word(lts,k)+0 title lab(k)." (fixed h)", \
        for [k in "1 2 3 6 7 8"] datafile using (sel(word(ids,k+0)+0, 0, column("time"))):"err" with linespoints lt word(lts,k+0)+0 dt 2 pt 6 title word(labs,k+0)." (adaptive)"
   set title "(b) error against right-hand-side evaluations"

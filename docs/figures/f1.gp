@@ -19,7 +19,7 @@ do for [fmt in "png svg"] {
   set ylabel "γ(t)"
   set xrange [0:60]
   set yrange [0:1.02]
-  set key right bottom
+  set key inside right bottom
   plot for [i=1:6] datafile using "t":"gamma_".word(schemes, i) with lines lt i title word(titles, i)
   # (b) gap, log y, linear t: exponential laws are straight lines
   set title "(b) 1 − γ(t), log scale (exponential laws)"
@@ -29,7 +29,7 @@ do for [fmt in "png svg"] {
   set logscale y
   unset mytics
   set format y "10^{%L}"
-  set key left bottom
+  set key inside left bottom
   plot for [i=1:6] datafile using "t":"gap_".word(schemes, i) with lines lt i title word(titles, i)
   # (c) gap, log-log: power laws are straight lines
   set title "(c) 1 − γ(t), log–log (power laws)"
