@@ -256,7 +256,18 @@ static const char *fig_num(char *buf, double v, int sig) {
   char *e = strchr(tmp, 'e');
   int ex = atoi(e + 1);
   *e = '\0';
-  char *q = buf + snprintf(buf, 48, "%s·10", tmp);
+  if (strchr(tmp, '.') != NULL) { /* 1.50 -> 1.5, 1.0 -> 1 */
+    char *z = tmp + strlen(tmp) - 1;
+    while (*z == '0') *z-- = '\0';
+    if (*z == '.') *z = '\0';
+  }
+  char *q = buf;
+  if (strcmp(tmp, "1") == 0)
+    q += snprintf(buf, 48, "10");
+  else if (strcmp(tmp, "-1") == 0)
+    q += snprintf(buf, 48, "−10");
+  else
+    q += snprintf(buf, 48, "%s·10", tmp);
   if (ex < 0) q += sprintf(q, "⁻");
   char digits[16];
   snprintf(digits, sizeof digits, "%d", abs(ex));
@@ -991,9 +1002,13 @@ static int fig_c2(fig_table *T, const fig_cfg *c) {
 static int fig_cap_c2(fig_cap *c) {
   enum { NR = 3 };
   static const char *const rn[NR] = {"ref", "rk8pd", "layers_h0.1"};
-  static const char *const rt[NR] = {"the reference (rk8pd, rtol 10⁻¹³)",
-                                     "adaptive rk8pd (rtol 10⁻¹⁰)",
-                                     "the public step h = 0.1"};
+  char rt[NR][96], bt[48];
+  snprintf(rt[0], sizeof rt[0], "the reference (rk8pd, rtol %s)",
+           fig_num(bt, atof(fig_cap_prov(c, "ref_rtol")), 2));
+  snprintf(rt[1], sizeof rt[1], "adaptive rk8pd (rtol %s)",
+           fig_num(bt, atof(fig_cap_prov(c, "rk8pd_rtol")), 2));
+  snprintf(rt[2], sizeof rt[2], "the public step h = %s",
+           fig_num(bt, atof(fig_cap_prov(c, "layers_h0.1_h")), 2));
   const fig_table *t = c->t;
   long ct = fig_cap_col(c, "t"), cc[NR], ce[NR];
   for (int r = 0; r < NR; r++) {
