@@ -281,6 +281,7 @@ typedef struct {
   const char *name;
   int quick;
   unsigned long seed;
+  unsigned long systems; /* starts per beta of C3, C4; 0 = the figure's */
   FILE *progress; /* stderr if it is a terminal, else NULL */
 } fig_cfg;
 
@@ -1516,6 +1517,7 @@ static int fig_c3(fig_table *T, const fig_cfg *c) {
     p.dt = 0.5;
     p.ref_stride = 2;
   }
+  if (c->systems) p.nsys = c->systems;
   return fig_phase(T, c, &p);
 }
 
@@ -1532,6 +1534,7 @@ static int fig_c4(fig_table *T, const fig_cfg *c) {
     p.nsys = 2;
     p.t_end = 5;
   }
+  if (c->systems) p.nsys = c->systems;
   return fig_phase(T, c, &p);
 }
 
@@ -2364,6 +2367,7 @@ static void fig_help(void) {
          "               from CSV (for --caption)\n"
          "  --quick      small sizes and short horizons (for tests, seconds)\n"
          "  --seed S     seed of random starts and weights (default 1)\n"
+         "  --systems N  starts per beta of c3, c4 (default 2048, 16)\n"
          "  --list       list the figures\n"
          "\nFigures:\n");
   for (size_t i = 0; i < FIG_COUNT; i++)
@@ -2374,9 +2378,9 @@ static void fig_help(void) {
 int af_cli_figure(int argc, char **argv) {
   static const af_cli_opt opts[] = {
       {"help", 0}, {"list", 0}, {"out", 1},     {"quick", 0},
-      {"seed", 1}, {"caption", 1}, {"from", 1}, {NULL, 0}};
-  enum { OH, OL, OO, OQ, OS, OC, OF };
-  fig_cfg c = {NULL, 0, 1, NULL};
+      {"seed", 1}, {"caption", 1}, {"from", 1}, {"systems", 1}, {NULL, 0}};
+  enum { OH, OL, OO, OQ, OS, OC, OF, OY };
+  fig_cfg c = {NULL, 0, 1, 0, NULL};
   const char *out = "-", *cap = NULL, *from = NULL;
   int first = 1;
   if (argc >= 2 && argv[1][0] != '-') {
@@ -2399,6 +2403,13 @@ int af_cli_figure(int argc, char **argv) {
     if (o == OS && !af_cli_ulong(&c.seed, "seed", val)) return AF_EXIT_USAGE;
     if (o == OC) cap = val;
     if (o == OF) from = val;
+    if (o == OY) {
+      if (!af_cli_ulong(&c.systems, "systems", val)) return AF_EXIT_USAGE;
+      if (c.systems == 0) {
+        af_cli_error("figure: --systems must be at least 1");
+        return AF_EXIT_USAGE;
+      }
+    }
   }
   if (list) {
     for (size_t i = 0; i < FIG_COUNT; i++)
