@@ -666,25 +666,28 @@ static int fig_f1(fig_table *T, const fig_cfg *c) {
 
 /* ------------------------------------------------------------ C1 */
 
+/* |a/|a| - b/|b|| of two tokens of dimension d. */
+static double fig_dir_dist(const double *a, const double *b, size_t d) {
+  double na = 0, nb = 0, q = 0;
+  for (size_t i = 0; i < d; i++) {
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  na = sqrt(na);
+  nb = sqrt(nb);
+  for (size_t i = 0; i < d; i++) {
+    double e = a[i] / na - b[i] / nb;
+    q += e * e;
+  }
+  return sqrt(q);
+}
+
 /* Largest |theta_j^a - theta_j^b| over tokens (directions normalized). */
 static double fig_max_dist(const double *ya, const double *yb, size_t n,
                            size_t d) {
   double worst = 0;
-  for (size_t j = 0; j < n; j++) {
-    const double *a = ya + j * d, *b = yb + j * d;
-    double na = 0, nb = 0, q = 0;
-    for (size_t i = 0; i < d; i++) {
-      na += a[i] * a[i];
-      nb += b[i] * b[i];
-    }
-    na = sqrt(na);
-    nb = sqrt(nb);
-    for (size_t i = 0; i < d; i++) {
-      double e = a[i] / na - b[i] / nb;
-      q += e * e;
-    }
-    worst = fmax(worst, sqrt(q));
-  }
+  for (size_t j = 0; j < n; j++)
+    worst = fmax(worst, fig_dir_dist(ya + j * d, yb + j * d, d));
   return worst;
 }
 
@@ -1074,21 +1077,8 @@ static int fig_cap_c2(fig_cap *c) {
 static double fig_mean_angle(const double *ya, const double *yb, size_t n,
                              size_t d) {
   double sum = 0;
-  for (size_t j = 0; j < n; j++) {
-    const double *a = ya + j * d, *b = yb + j * d;
-    double na = 0, nb = 0, q = 0;
-    for (size_t i = 0; i < d; i++) {
-      na += a[i] * a[i];
-      nb += b[i] * b[i];
-    }
-    na = sqrt(na);
-    nb = sqrt(nb);
-    for (size_t i = 0; i < d; i++) {
-      double e = a[i] / na - b[i] / nb;
-      q += e * e;
-    }
-    sum += 2 * asin(fmin(1.0, sqrt(q) / 2));
-  }
+  for (size_t j = 0; j < n; j++)
+    sum += 2 * asin(fmin(1.0, fig_dir_dist(ya + j * d, yb + j * d, d) / 2));
   return sum / (double)n;
 }
 

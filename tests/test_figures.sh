@@ -118,30 +118,28 @@ for f in $figs; do
   fi
 done
 
-# A caption from the data of another figure is an error (a column is
-# missing), one line, exit 1; so is a file that does not exist.
-for args in "c2 --from $tmp/c5.csv" "c2 --from $tmp/nosuch.csv"; do
-  # shellcheck disable=SC2086
-  "$AF" figure $args --caption "$tmp/x.cap" >"$tmp/stdout" 2>"$tmp/stderr"
+# Errors: one line on stderr, the given exit status, no file written.
+#   want_error STATUS WHAT ARGS...
+want_error() {
+  want=$1 what=$2
+  shift 2
+  "$AF" figure "$@" >"$tmp/stdout" 2>"$tmp/stderr"
   st=$?
-  if [ "$st" -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && [ ! -e "$tmp/x.cap" ]; then
-    ok "figure $args: run-time error"
+  if [ "$st" -eq "$want" ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] &&
+    [ ! -e "$tmp/x.csv" ] && [ ! -e "$tmp/x.cap" ]; then
+    ok "figure $*: $what"
   else
-    notok "figure $args" "exit $st, stderr $(wc -l <"$tmp/stderr") lines"
+    notok "figure $*" "exit $st, stderr $(wc -l <"$tmp/stderr") lines"
   fi
-done
-
-# Usage errors: unknown figure, missing name (exit 2, one line, no file).
-for args in "nosuch --out $tmp/x.csv" "--out $tmp/x.csv"; do
-  # shellcheck disable=SC2086
-  "$AF" figure $args >"$tmp/stdout" 2>"$tmp/stderr"
-  st=$?
-  if [ "$st" -eq 2 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && [ ! -e "$tmp/x.csv" ]; then
-    ok "figure $args: usage error"
-  else
-    notok "figure $args" "exit $st, stderr $(wc -l <"$tmp/stderr") lines"
-  fi
-done
+}
+# A caption from the data of another figure (a column is missing) or from
+# a file that does not exist: run-time errors (exit 1).
+want_error 1 "run-time error" c2 --from "$tmp/c5.csv" --caption "$tmp/x.cap"
+want_error 1 "run-time error" c2 --from "$tmp/nosuch.csv" --caption "$tmp/x.cap"
+# Usage errors (exit 2): unknown figure, missing name, no starts.
+want_error 2 "usage error" nosuch --out "$tmp/x.csv"
+want_error 2 "usage error" --out "$tmp/x.csv"
+want_error 2 "usage error" c3 --systems 0 --out "$tmp/x.csv"
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
