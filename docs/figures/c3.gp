@@ -18,12 +18,16 @@ stats datafile using "beta" nooutput
 bmin = STATS_min
 bmax = STATS_max
 nsys = system("sed -n 's/^# systems: //p' ".datafile)
-# Colour range of (c) fitted to the data: white at 0, the more saturated
-# end at the largest |difference|, each sign on its own scale.
+# Colour range of (c) fitted to the data.
 stats datafile using (column("frac_h0.1_post-ln")-column("frac_rk8pd_post-ln")) nooutput
 dmin = STATS_min < 0 ? STATS_min : -1e-3
 dmax = STATS_max > 0 ? STATS_max : 1e-3
-divpal = sprintf("set palette defined (%.17g '#2166ac', %.17g '#92c5de', 0 '#f7f7f7', %.17g '#f4a582', %.17g '#b2182b')", dmin, dmin/2, dmax/2, dmax)
+# One linear scale for both signs (colour strength proportional to the
+# value, white at 0, full colour at the largest |difference|); the end of
+# the weaker sign is the full colour mixed with white in proportion.
+dabs = -dmin > dmax ? -dmin : dmax
+mixc(r, g, b, f) = sprintf("#%02x%02x%02x", int(247 + (r - 247) * f + 0.5), int(247 + (g - 247) * f + 0.5), int(247 + (b - 247) * f + 0.5))
+divpal = sprintf("set palette defined (%.17g '%s', 0 '#f7f7f7', %.17g '%s')", dmin, mixc(33, 102, 172, -dmin / dabs), dmax, mixc(178, 24, 43, dmax / dabs))
 # Rows per beta (output times): every nt-th row starts a new beta.
 stats datafile using (column("beta") == bmin ? 1 : 0) nooutput
 nt = int(STATS_sum)
@@ -53,7 +57,7 @@ do for [fmt in "png svg"] {
   set grid
   set title "(d) phase boundary: first t with mean fraction ≥ 1/2"
   set xlabel "t_{1/2}"
-  set key right bottom
+  set key inside left top
   plot datafile every nt using "thalf_h0.1_post-ln":"beta" with lines lt 8 title "public step h = 0.1", \
        datafile every nt using "thalf_rk8pd_post-ln":"beta" with lines lt 10 title "rk8pd", \
        datafile every nt using "thalf_ref_post-ln":"beta" with points lt 11 title "reference (rk8pd, rtol 10^{−13})"

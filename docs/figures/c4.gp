@@ -19,8 +19,7 @@ bmax = STATS_max
 stats datafile using (column("beta") == bmin ? 1 : 0) nooutput
 nt = int(STATS_sum)
 nsys = system("sed -n 's/^# systems: //p' ".datafile)
-# Colour range of the difference maps fitted to the data (all schemes):
-# white at 0, each sign saturated at its own extreme.
+# Colour range of the difference maps fitted to the data (all schemes).
 dmin = -1e-3
 dmax = 1e-3
 do for [k=1:4] {
@@ -28,7 +27,12 @@ do for [k=1:4] {
   dmin = STATS_min < dmin ? STATS_min : dmin
   dmax = STATS_max > dmax ? STATS_max : dmax
 }
-divpal = sprintf("set palette defined (%.17g '#2166ac', %.17g '#92c5de', 0 '#f7f7f7', %.17g '#f4a582', %.17g '#b2182b')", dmin, dmin/2, dmax/2, dmax)
+# One linear scale for both signs (colour strength proportional to the
+# value, white at 0, full colour at the largest |difference|); the end of
+# the weaker sign is the full colour mixed with white in proportion.
+dabs = -dmin > dmax ? -dmin : dmax
+mixc(r, g, b, f) = sprintf("#%02x%02x%02x", int(247 + (r - 247) * f + 0.5), int(247 + (g - 247) * f + 0.5), int(247 + (b - 247) * f + 0.5))
+divpal = sprintf("set palette defined (%.17g '%s', 0 '#f7f7f7', %.17g '%s')", dmin, mixc(33, 102, 172, -dmin / dabs), dmax, mixc(178, 24, 43, dmax / dabs))
 do for [fmt in "png svg"] {
   eval (fmt eq "png" ? termpng(1900, 1050) : termsvg(1900, 1050))
   set output outbase.".".fmt
