@@ -1,7 +1,7 @@
 #!/bin/sh
 # test_figures.sh -- every figure of docs/figures.md can still be computed
-# (issue 5: "a test runs a tiny version of each figure's pipeline so none
-# can rot").  Runs 'attnflow figure NAME --quick' into a temporary
+# (a tiny version of each figure's pipeline, so none can rot), and the
+# captions of docs/figures.md agree with the committed data.  Runs 'attnflow figure NAME --quick' into a temporary
 # directory and checks the CSV: provenance lines (version, commit,
 # command, figure, seed, a method), a header line, at least two data rows
 # with the header's number of fields, and no failure; the caption written
