@@ -25,6 +25,8 @@
  *   conv  convergence orders and work-precision of every GSL stepper,
  *       the layer maps and the MPFR methods against an MPFR reference
  */
+#include "config.h"
+
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -104,12 +106,182 @@ static int fig_write_cb(FILE *f, void *vctx) {
   return rc;
 }
 
+/* ------------------------------------------------------------ reading back */
+
+/* Read a CSV written by fig_write_cb into an empty table: "# key: value"
+ * lines into the provenance, the header into the column names, the rows
+ * into v.  AF_EPARSE if a row has the wrong number of fields or a field
+ * is not a number, AF_EIO if the file cannot be read. */
+static int fig_table_read(fig_table *t, const char *path) {
+  FILE *f = fopen(path, "r");
+  if (f == NULL) return AF_EIO;
+  char *line = NULL;
+  size_t cap = 0, rcap = 0;
+  ssize_t len;
+  int rc = AF_OK, header = 0;
+  while (rc == AF_OK && (len = getline(&line, &cap, f)) != -1) {
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+      line[--len] = '\0';
+    if (line[0] == '#') {
+      char *sep = strstr(line, ": ");
+      if (header || sep == NULL || line[1] != ' ') {
+        rc = AF_EPARSE;
+        break;
+      }
+      *sep = '\0';
+      rc = af_prov_add_str(&t->prov, line + 2, sep + 2);
+    } else if (!header) {
+      header = 1;
+      for (char *tok = strtok(line, ","); tok && rc == AF_OK;
+           tok = strtok(NULL, ","))
+        if (fig_col(t, "%s", tok) < 0) rc = AF_ENOMEM;
+    } else {
+      if (t->nrow == rcap) {
+        rcap = rcap ? 2 * rcap : 256;
+        double *nv = realloc(t->v, rcap * t->ncol * sizeof *nv);
+        if (nv == NULL) {
+          rc = AF_ENOMEM;
+          break;
+        }
+        t->v = nv;
+      }
+      char *p = line, *end;
+      for (size_t k = 0; k < t->ncol && rc == AF_OK; k++) {
+        t->v[t->nrow * t->ncol + k] = strtod(p, &end);
+        if (end == p || *end != (k + 1 < t->ncol ? ',' : '\0'))
+          rc = AF_EPARSE;
+        p = end + 1;
+      }
+      t->nrow++;
+    }
+  }
+  if (rc == AF_OK && (ferror(f) || !header)) rc = header ? AF_EIO : AF_EPARSE;
+  free(line);
+  fclose(f);
+  return rc;
+}
+
+/* Column index of `name`, -1 if absent. */
+static long fig_find(const fig_table *t, const char *name) {
+  for (size_t k = 0; k < t->ncol; k++)
+    if (strcmp(t->names[k], name) == 0) return (long)k;
+  return -1;
+}
+
+/* Value of provenance key `key`, NULL if absent. */
+static const char *fig_prov_get(const fig_table *t, const char *key) {
+  for (size_t k = 0; k < t->prov.n; k++)
+    if (strcmp(t->prov.items[k].key, key) == 0) return t->prov.items[k].value;
+  return NULL;
+}
+
+/* ------------------------------------------------------------ captions */
+
+/* A caption is the Markdown paragraph of docs/figures.md that states what
+ * a figure's data show, written from the table alone (columns and
+ * provenance), so that it is the same whether the table was just computed
+ * or read back from its CSV (`--from`): tests/test_figures.sh checks the
+ * committed captions against the committed data this way.  The writer
+ * looks every column up by name and fails with AF_EPARSE if one is
+ * missing (a CSV of another figure). */
+typedef struct fig_cap {
+  FILE *f;
+  const fig_table *t;
+  int rc;
+  int (*cap)(struct fig_cap *c);
+} fig_cap;
+
+/* Column `fmt...` of the table, or -1 (and rc = AF_EPARSE). */
+static long fig_cap_col(fig_cap *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static long fig_cap_col(fig_cap *c, const char *fmt, ...) {
+  char buf[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  long k = fig_find(c->t, buf);
+  if (k < 0) c->rc = AF_EPARSE;
+  return k;
+}
+
+/* Value at (row, col); NaN if col < 0. */
+static double fig_cap_at(const fig_cap *c, size_t row, long col) {
+  return col < 0 ? NAN : c->t->v[row * c->t->ncol + (size_t)col];
+}
+
+/* Provenance value of key, "?" (and rc = AF_EPARSE) if absent. */
+static const char *fig_cap_prov(fig_cap *c, const char *key) {
+  const char *v = fig_prov_get(c->t, key);
+  if (v == NULL) c->rc = AF_EPARSE;
+  return v ? v : "?";
+}
+
+static void fig_cap_printf(fig_cap *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void fig_cap_printf(fig_cap *c, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (vfprintf(c->f, fmt, ap) < 0 && c->rc == AF_OK) c->rc = AF_EIO;
+  va_end(ap);
+}
+
+/* v with `sig` significant digits as caption text: plain (%g style) for
+ * 10^-3 <= |v| < 10^5, else "m·10ᵉ" with a superscript exponent; "NaN"
+ * for NaN.  buf has at least 48 bytes. */
+static const char *fig_num(char *buf, double v, int sig) {
+  static const char *const sup[10] = {"⁰", "¹", "²", "³", "⁴",
+                                      "⁵", "⁶", "⁷", "⁸", "⁹"};
+  if (isnan(v)) return strcpy(buf, "NaN");
+  double a = fabs(v);
+  if (a == 0 || (a >= 1e-3 && a < 1e5)) {
+    /* %g would switch to e-notation for a >= 10^sig: round instead. */
+    if (a >= pow(10, sig)) {
+      char tmp[40];
+      snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+      snprintf(buf, 48, "%.0f", strtod(tmp, NULL));
+    } else {
+      snprintf(buf, 48, "%.*g", sig, v);
+    }
+    return buf;
+  }
+  char tmp[40];
+  snprintf(tmp, sizeof tmp, "%.*e", sig - 1, v);
+  char *e = strchr(tmp, 'e');
+  int ex = atoi(e + 1);
+  *e = '\0';
+  if (strchr(tmp, '.') != NULL) { /* 1.50 -> 1.5, 1.0 -> 1 */
+    char *z = tmp + strlen(tmp) - 1;
+    while (*z == '0') *z-- = '\0';
+    if (*z == '.') *z = '\0';
+  }
+  char *q = buf;
+  if (strcmp(tmp, "1") == 0)
+    q += snprintf(buf, 48, "10");
+  else if (strcmp(tmp, "-1") == 0)
+    q += snprintf(buf, 48, "−10");
+  else
+    q += snprintf(buf, 48, "%s·10", tmp);
+  if (ex < 0) q += sprintf(q, "⁻");
+  char digits[16];
+  snprintf(digits, sizeof digits, "%d", abs(ex));
+  for (char *dch = digits; *dch; dch++) q += sprintf(q, "%s", sup[*dch - '0']);
+  return buf;
+}
+
 /* ------------------------------------------------------------ context */
 
 typedef struct {
   const char *name;
   int quick;
   unsigned long seed;
+  unsigned long systems; /* starts per beta of C3, C4; 0 = the figure's */
   FILE *progress; /* stderr if it is a terminal, else NULL */
 } fig_cfg;
 
@@ -494,25 +666,28 @@ static int fig_f1(fig_table *T, const fig_cfg *c) {
 
 /* ------------------------------------------------------------ C1 */
 
+/* |a/|a| - b/|b|| of two tokens of dimension d. */
+static double fig_dir_dist(const double *a, const double *b, size_t d) {
+  double na = 0, nb = 0, q = 0;
+  for (size_t i = 0; i < d; i++) {
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  na = sqrt(na);
+  nb = sqrt(nb);
+  for (size_t i = 0; i < d; i++) {
+    double e = a[i] / na - b[i] / nb;
+    q += e * e;
+  }
+  return sqrt(q);
+}
+
 /* Largest |theta_j^a - theta_j^b| over tokens (directions normalized). */
 static double fig_max_dist(const double *ya, const double *yb, size_t n,
                            size_t d) {
   double worst = 0;
-  for (size_t j = 0; j < n; j++) {
-    const double *a = ya + j * d, *b = yb + j * d;
-    double na = 0, nb = 0, q = 0;
-    for (size_t i = 0; i < d; i++) {
-      na += a[i] * a[i];
-      nb += b[i] * b[i];
-    }
-    na = sqrt(na);
-    nb = sqrt(nb);
-    for (size_t i = 0; i < d; i++) {
-      double e = a[i] / na - b[i] / nb;
-      q += e * e;
-    }
-    worst = fmax(worst, sqrt(q));
-  }
+  for (size_t j = 0; j < n; j++)
+    worst = fmax(worst, fig_dir_dist(ya + j * d, yb + j * d, d));
   return worst;
 }
 
@@ -728,9 +903,10 @@ static int fig_c1traj(fig_table *T, const fig_cfg *c) {
 
 /* ------------------------------------------------------------ C2 */
 
-/* The fixed separated start of case C2 (cases.md: two near angle 0, one
- * near 1.82 rad, two near pi), exact angles in radians. */
-static const double fig_c2_angles[5] = {-0.1, 0.1, 1.82, 3.04, 3.24};
+/* The fixed separated start of case C2, the angles (rad) of the public
+ * "dynamic metastability" particles demo: two near 0, one near 1.82, two
+ * near pi. */
+static const double fig_c2_angles[5] = {0.062, 0.214, 1.819, 2.911, 3.188};
 
 static int fig_c2(fig_table *T, const fig_cfg *c) {
   const size_t n = 5, d = 2;
@@ -825,12 +1001,100 @@ static int fig_c2(fig_table *T, const fig_cfg *c) {
   return rc;
 }
 
+/* Caption of C2: the merge times of each run (first output time with
+ * fewer clusters), the two-cluster plateau and the energy errors. */
+static int fig_cap_c2(fig_cap *c) {
+  enum { NR = 3 };
+  static const char *const rn[NR] = {"ref", "rk8pd", "layers_h0.1"};
+  char rt[NR][96], bt[48];
+  snprintf(rt[0], sizeof rt[0], "the reference (rk8pd, rtol %s)",
+           fig_num(bt, atof(fig_cap_prov(c, "ref_rtol")), 2));
+  snprintf(rt[1], sizeof rt[1], "adaptive rk8pd (rtol %s)",
+           fig_num(bt, atof(fig_cap_prov(c, "rk8pd_rtol")), 2));
+  snprintf(rt[2], sizeof rt[2], "the public step h = %s",
+           fig_num(bt, atof(fig_cap_prov(c, "layers_h0.1_h")), 2));
+  const fig_table *t = c->t;
+  long ct = fig_cap_col(c, "t"), cc[NR], ce[NR];
+  for (int r = 0; r < NR; r++) {
+    cc[r] = fig_cap_col(c, "clusters_%s", rn[r]);
+    ce[r] = fig_cap_col(c, "energy_%s", rn[r]);
+  }
+  if (c->rc != AF_OK || t->nrow < 2) return AF_EPARSE;
+  char b1[48], b2[48], b3[48];
+  double tlast[NR], tplat[NR];
+  fig_cap_printf(c, "Merges (the first output time, every %s, with fewer "
+                    "clusters):",
+                 fig_num(b1, fig_cap_at(c, 1, ct) - fig_cap_at(c, 0, ct), 3));
+  for (int r = 0; r < NR; r++) {
+    fig_cap_printf(c, "%s %s", r ? ";" : "", rt[r]);
+    tlast[r] = tplat[r] = NAN;
+    int first = 1;
+    for (size_t i = 1; i < t->nrow; i++) {
+      double a = fig_cap_at(c, i - 1, cc[r]), b = fig_cap_at(c, i, cc[r]);
+      if (!(b < a)) continue;
+      double ti = fig_cap_at(c, i, ct);
+      fig_cap_printf(c, "%s %g → %g at t = %s", first ? "" : ",", a, b,
+                     fig_num(b1, ti, 4));
+      first = 0;
+      if (b == 2) tplat[r] = ti;
+      if (b == 1) tlast[r] = ti;
+    }
+    if (first) fig_cap_printf(c, " none");
+    fig_cap_printf(c, " (%g at t = %s)", fig_cap_at(c, t->nrow - 1, cc[r]),
+                   fig_num(b2, fig_cap_at(c, t->nrow - 1, ct), 4));
+  }
+  fig_cap_printf(c, ".  ");
+  if (!isnan(tlast[0]) && !isnan(tplat[0]))
+    fig_cap_printf(c, "The two clusters of the flow persist from t = %s to "
+                      "t = %s (%s time units) before the last merge; ",
+                   fig_num(b1, tplat[0], 4), fig_num(b2, tlast[0], 4),
+                   fig_num(b3, tlast[0] - tplat[0], 4));
+  else
+    fig_cap_printf(c, "The flow does not reach one cluster by the horizon; ");
+  if (!isnan(tlast[0]) && !isnan(tlast[2]))
+    fig_cap_printf(c, "the public step h = 0.1 merges last at t = %s, %s "
+                      "later (%s %%), ",
+                   fig_num(b1, tlast[2], 4), fig_num(b2, tlast[2] - tlast[0], 3),
+                   fig_num(b3, 100 * (tlast[2] - tlast[0]) / tlast[0], 2));
+  double emax[NR] = {0, 0, 0}, emin[NR] = {INFINITY, INFINITY, INFINITY};
+  for (size_t i = 1; i < t->nrow; i++)
+    for (int r = 1; r < NR; r++) {
+      double e = fabs(fig_cap_at(c, i, ce[r]) - fig_cap_at(c, i, ce[0]));
+      emax[r] = fmax(emax[r], e);
+      if (e > 0) emin[r] = fmin(emin[r], e);
+    }
+  fig_cap_printf(c, "and its energy differs from the reference's by up to %s "
+                    "(rk8pd: %s to %s).\n",
+                 fig_num(b1, emax[2], 2), fig_num(b2, emin[1], 2),
+                 fig_num(b3, emax[1], 2));
+  return c->rc;
+}
+
 /* ------------------------------------------------------------ F2 */
 
+/* Mean over tokens of the angle between theta_j in states a and b
+ * (2 asin(|u - v|/2) of the unit vectors: accurate for small angles). */
+static double fig_mean_angle(const double *ya, const double *yb, size_t n,
+                             size_t d) {
+  double sum = 0;
+  for (size_t j = 0; j < n; j++)
+    sum += 2 * asin(fmin(1.0, fig_dir_dist(ya + j * d, yb + j * d, d) / 2));
+  return sum / (double)n;
+}
+
+/* The random-start experiment: the layer maps (S7, h = 1) of every scheme
+ * with Kaiming-random Q, K, V drawn per layer, from two starts with the
+ * same directions: (u) tokens at the unit scale of T4.1 (r_j = 1), the
+ * setting of the theory; (g) raw Gaussian tokens, r_j = |x_j| ~ sqrt(d),
+ * the "sqrt(d) convention" of a LayerNorm output.  Mix-LN runs Post-LN for
+ * the first quarter of the layers (tau = L h / 4), as the original
+ * Mix-LN. */
 static int fig_f2(fig_table *T, const fig_cfg *c) {
   const size_t d = c->quick ? 64 : 512, n = c->quick ? 32 : 128;
   const size_t L = c->quick ? 8 : 64;
   const double beta = sqrt((double)d), h = 1;
+  enum { ST_U, ST_G, ST_N };
+  static const char *const stn[ST_N] = {"u", "g"};
   af_integ_opts o;
   af_integ_opts_init(&o);
   o.method = AF_METHOD_LAYERS;
@@ -838,19 +1102,26 @@ static int fig_f2(fig_table *T, const fig_cfg *c) {
   size_t nt;
   double *times = fig_linear_times(&nt, (double)L * h, h);
   size_t ss = af_state_size(n, d);
-  double *y0 = malloc(ss * sizeof *y0), *y = malloc(ss * sizeof *y);
+  double *y0[ST_N] = {malloc(ss * sizeof(double)), malloc(ss * sizeof(double))};
+  double *y = malloc(ss * sizeof *y);
   double *obs = malloc((L + 1) * AF_OBS_COUNT * sizeof *obs);
+  double *st = malloc((L + 1) * ss * sizeof *st);
   af_weights *wts = af_weights_alloc(d, L, h);
-  int rc = (times && y0 && y && obs && wts) ? AF_OK : AF_ENOMEM;
+  int rc = (times && y0[ST_U] && y0[ST_G] && y && obs && st && wts)
+               ? AF_OK : AF_ENOMEM;
   if (rc == AF_OK) {
     fig_note(c, "drawing %zu layers of Kaiming weights", L);
     rc = af_weights_kaiming(wts, c->seed);
   }
   size_t line;
-  if (rc == AF_OK) rc = af_init_state(y0, &line, "gaussian", n, d, NAN, c->seed);
+  if (rc == AF_OK)
+    rc = af_init_state(y0[ST_G], &line, "gaussian", n, d, NAN, c->seed);
+  if (rc == AF_OK)
+    rc = af_init_state(y0[ST_U], &line, "uniform", n, d, 1.0, c->seed);
   af_model m;
   af_model_init(&m, n, d, beta, AF_POST_LN);
   m.w = wts;
+  m.tau = (double)L * h / 4;
   if (rc == AF_OK) rc = fig_prov_head(T, c);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", n);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
@@ -859,9 +1130,13 @@ static int fig_f2(fig_table *T, const fig_cfg *c) {
   if (rc == AF_OK)
     rc = af_prov_add_str(&T->prov, "weights",
                          "Kaiming normal N(0, 1/d) Q, K, V per layer "
-                         "(af_weights_kaiming), layer_dt = h");
+                         "(af_weights_kaiming), layer_dt = h, the same for "
+                         "both starts and every scheme");
   if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "init", "gaussian (r_j = |x_j|)");
+    rc = af_prov_add_str(&T->prov, "init",
+                         "u: uniform (Gaussian, normalized), r_j = 1 (unit "
+                         "scale of T4.1); g: gaussian, r_j = |x_j| (sqrt(d) "
+                         "convention); the same directions");
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
@@ -869,32 +1144,46 @@ static int fig_f2(fig_table *T, const fig_cfg *c) {
   if (rc == AF_OK) rc = fig_prov_integ(T, "", &o);
   if (rc == AF_OK)
     rc = af_prov_add_str(&T->prov, "columns",
-                         "layer l (t = l h), cos_S = mean pairwise cosine, "
-                         "r_S = mean radius, after l layers of scheme S");
-  long cl = fig_col(T, "layer"), cc[AF_SCHEME_COUNT], cr[AF_SCHEME_COUNT];
-  for (int s = 0; s < AF_SCHEME_COUNT; s++) {
-    cc[s] = fig_col(T, "cos_%s", fig_scheme_name(s));
-    cr[s] = fig_col(T, "r_%s", fig_scheme_name(s));
-  }
-  if (cl < 0 || cr[AF_SCHEME_COUNT - 1] < 0) rc = AF_ENOMEM;
-  if (rc == AF_OK) rc = fig_rows(T, nt);
-  for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
-    fig_note(c, "layers of %s", fig_scheme_name(s));
-    m.scheme = (af_scheme_id)s;
-    memcpy(y, y0, ss * sizeof *y);
-    rc = fig_run(obs, NULL, y, times, nt, &m, &o, 0.9999);
-    for (size_t k = 0; k < nt && rc == AF_OK; k++) {
-      *fig_at(T, k, cl) = times[k] / h;
-      *fig_at(T, k, cc[s]) = obs[k * AF_OBS_COUNT + AF_OBS_cos_mean];
-      *fig_at(T, k, cr[s]) = obs[k * AF_OBS_COUNT + AF_OBS_r_mean];
+                         "layer l (t = l h); per start X (u, g) and scheme "
+                         "S after l layers: gap_X_S = mean over pairs of "
+                         "1 - cos (gap_mean), move_X_S = mean over tokens "
+                         "of the angle (rad) moved by layer l (NaN at l = "
+                         "0), r_X_S = mean radius");
+  long cl = fig_col(T, "layer");
+  long cg[ST_N][AF_SCHEME_COUNT], cm[ST_N][AF_SCHEME_COUNT],
+      cr[ST_N][AF_SCHEME_COUNT];
+  for (int x = 0; x < ST_N; x++)
+    for (int s = 0; s < AF_SCHEME_COUNT; s++) {
+      cg[x][s] = fig_col(T, "gap_%s_%s", stn[x], fig_scheme_name(s));
+      cm[x][s] = fig_col(T, "move_%s_%s", stn[x], fig_scheme_name(s));
+      cr[x][s] = fig_col(T, "r_%s_%s", stn[x], fig_scheme_name(s));
+      if (cr[x][s] < 0) rc = AF_ENOMEM;
     }
-  }
+  if (cl < 0) rc = AF_ENOMEM;
+  if (rc == AF_OK) rc = fig_rows(T, nt);
+  for (size_t k = 0; k < nt && rc == AF_OK; k++) *fig_at(T, k, cl) = times[k] / h;
+  for (int x = 0; x < ST_N && rc == AF_OK; x++)
+    for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
+      fig_note(c, "start %s: layers of %s", stn[x], fig_scheme_name(s));
+      m.scheme = (af_scheme_id)s;
+      memcpy(y, y0[x], ss * sizeof *y);
+      rc = fig_run(obs, st, y, times, nt, &m, &o, 0.9999);
+      for (size_t k = 0; k < nt && rc == AF_OK; k++) {
+        *fig_at(T, k, cg[x][s]) = obs[k * AF_OBS_COUNT + AF_OBS_gap_mean];
+        *fig_at(T, k, cr[x][s]) = obs[k * AF_OBS_COUNT + AF_OBS_r_mean];
+        if (k > 0)
+          *fig_at(T, k, cm[x][s]) =
+              fig_mean_angle(st + k * ss, st + (k - 1) * ss, n, d);
+      }
+    }
   fig_note_done(c);
   af_weights_free(wts);
   free(times);
-  free(y0);
+  free(y0[ST_U]);
+  free(y0[ST_G]);
   free(y);
   free(obs);
+  free(st);
   return rc;
 }
 
@@ -921,7 +1210,7 @@ static int fig_c5_ode_time(double *tc, size_t n, double beta, double w_star,
 }
 
 static int fig_c5(fig_table *T, const fig_cfg *c) {
-  static const size_t ns[] = {2, 8, 32, 256};
+  static const size_t ns[] = {2, 8, 32, 128, 256}; /* 128: the source's */
   const size_t nn = sizeof ns / sizeof ns[0];
   const size_t nb = c->quick ? 10 : 50;
   const double b_lo = 0.1, b_hi = 9, w_star = 1e-3;
@@ -933,7 +1222,7 @@ static int fig_c5(fig_table *T, const fig_cfg *c) {
   int rc = (times && gap) ? AF_OK : AF_ENOMEM;
   if (rc == AF_OK) rc = fig_prov_head(T, c);
   if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln (SA)");
-  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "n", "2,8,32,256");
+  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "n", "2,8,32,128,256");
   if (rc == AF_OK)
     rc = af_prov_add_fmt(&T->prov, "beta", "%zu values %g + (%g - %g) k/%zu",
                          nb, b_lo, b_hi, b_lo, nb - 1);
@@ -952,7 +1241,7 @@ static int fig_c5(fig_table *T, const fig_cfg *c) {
                          "reaches 1 - threshold_gap from gamma(0) = 0 (NaN: "
                          "not by ode_t_max); beta*(t) is the staircase "
                          "(tclosed, beta)");
-  long cb = fig_col(T, "beta"), cc[4], co[4];
+  long cb = fig_col(T, "beta"), cc[5], co[5];
   for (size_t i = 0; i < nn; i++) {
     cc[i] = fig_col(T, "tclosed_n%zu", ns[i]);
     co[i] = fig_col(T, "tode_n%zu", ns[i]);
@@ -1029,6 +1318,7 @@ typedef struct {
   const af_scheme_id *schemes;
   size_t nschemes;
   const char *title;
+  size_t ref_stride; /* reference sweep on every ref_stride-th beta only */
 } fig_phase_cfg;
 
 static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
@@ -1046,11 +1336,12 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   size_t nt;
   double *times = fig_linear_times(&nt, p->t_end, p->dt);
   double *betas = malloc(p->nbeta * sizeof *betas);
+  double *sbetas = malloc(p->nbeta * sizeof *sbetas);
   const size_t nrun = p->nbeta * p->nsys;
   double *frac = malloc(nrun * (times ? nt : 1) * sizeof *frac);
   double *mean = malloc(p->nbeta * (times ? nt : 1) * sizeof *mean);
   int *st = malloc(nrun * sizeof *st);
-  int rc = (times && betas && frac && mean && st) ? AF_OK : AF_ENOMEM;
+  int rc = (times && betas && sbetas && frac && mean && st) ? AF_OK : AF_ENOMEM;
   for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++)
     betas[b] = p->nbeta == 1 ? p->b_lo
                              : p->b_lo + (p->b_hi - p->b_lo) * (double)b /
@@ -1071,6 +1362,10 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
                          p->nbeta, p->b_lo, p->b_hi, p->b_lo,
                          p->nbeta > 1 ? p->nbeta - 1 : 1);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "systems", p->nsys);
+  if (rc == AF_OK)
+    rc = af_prov_add_fmt(&T->prov, "ref_betas",
+                         "every %zu-th beta from the first (other rows of "
+                         "the ref columns NaN)", p->ref_stride);
   if (rc == AF_OK)
     rc = af_prov_add_str(&T->prov, "init",
                          "uniform (Gaussian, normalized), r = 1; start k has "
@@ -1123,8 +1418,14 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
     af_model_init(&m, p->n, p->d, 1.0, p->schemes[s]);
     m.alpha = p->alpha;
     for (int k = 0; k < R_N && rc == AF_OK; k++) {
+      /* The reference sweep costs most (rtol 1e-13): on a subset of the
+       * betas, every ref_stride-th (the other rows of its columns NaN). */
+      const size_t stride = k == R_REF ? p->ref_stride : 1;
+      const size_t nbk = (p->nbeta + stride - 1) / stride;
+      const size_t nrunk = nbk * p->nsys;
+      for (size_t b = 0; b < nbk; b++) sbetas[b] = betas[b * stride];
       af_sweep_spec sw;
-      af_sweep_spec_init(&sw, &m, betas, p->nbeta, p->nsys, times, nt);
+      af_sweep_spec_init(&sw, &m, sbetas, nbk, p->nsys, times, nt);
       sw.seed = c->seed;
       sw.opts = o[k];
       sw.cos_threshold = thr;
@@ -1138,18 +1439,19 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
       double el = fig_now() - t0, cpu = fig_cpu_all() - c0;
       size_t nfail = 0;
       int first_fail = AF_OK;
-      for (size_t r = 0; r < nrun; r++)
+      for (size_t r = 0; r < nrunk; r++)
         if (st[r] != AF_OK) {
           if (nfail++ == 0) first_fail = st[r];
         }
       /* Mean over the starts; a failed run (NaN) makes its beta NaN from
        * the failure on: never averaged over the survivors silently. */
-      for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++) {
+      for (size_t bk = 0; bk < nbk && rc == AF_OK; bk++) {
+        const size_t b = bk * stride;
         double *mb = mean + b * nt;
         for (size_t i = 0; i < nt; i++) {
           double sum = 0;
           for (size_t q = 0; q < p->nsys; q++)
-            sum += frac[(b * p->nsys + q) * nt + i];
+            sum += frac[(bk * p->nsys + q) * nt + i];
           mb[i] = sum / (double)p->nsys;
         }
         double th = fig_t_half(mb, times, nt);
@@ -1164,7 +1466,7 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
         rc = af_prov_add_fmt(&T->prov, key,
                              "%zu runs, %zu failed%s%s, %lu evaluations, "
                              "%.3g s wall, %.3g s CPU (all threads)",
-                             nrun, nfail, nfail ? " first: " : "",
+                             nrunk, nfail, nfail ? " first: " : "",
                              nfail ? af_status_name(first_fail) : "", ne, el,
                              cpu);
     }
@@ -1186,6 +1488,7 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   fig_note_done(c);
   free(times);
   free(betas);
+  free(sbetas);
   free(frac);
   free(mean);
   free(st);
@@ -1194,15 +1497,17 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
 
 static int fig_c3(fig_table *T, const fig_cfg *c) {
   static const af_scheme_id sch[1] = {AF_POST_LN};
-  fig_phase_cfg p = {32, 2, 90, 64, 0.1, 9, 30, 0.5, 1.0, sch, 1,
-                     "C3: SA (Post-LN) on the circle, Q = K = V = I"};
+  fig_phase_cfg p = {32, 2, 90, 2048, 0.1, 9, 30, 0.5, 1.0, sch, 1,
+                     "C3: SA (Post-LN) on the circle, Q = K = V = I", 10};
   if (c->quick) {
     p.n = 8;
     p.nbeta = 6;
     p.nsys = 4;
     p.t_end = 5;
     p.dt = 0.5;
+    p.ref_stride = 2;
   }
+  if (c->systems) p.nsys = c->systems;
   return fig_phase(T, c, &p);
 }
 
@@ -1211,7 +1516,7 @@ static int fig_c4(fig_table *T, const fig_cfg *c) {
                                       AF_NGPT};
   fig_phase_cfg p = {64, 16, 20, 16, 0.1, 15, 50, 0.5, 0.2, sch, 4,
                      "C4: Post-, Pre-, Peri-LN, nGPT (alpha = 0.2), "
-                     "Q = K = V = I"};
+                     "Q = K = V = I", 1};
   if (c->quick) {
     p.n = 8;
     p.d = 4;
@@ -1219,6 +1524,7 @@ static int fig_c4(fig_table *T, const fig_cfg *c) {
     p.nsys = 2;
     p.t_end = 5;
   }
+  if (c->systems) p.nsys = c->systems;
   return fig_phase(T, c, &p);
 }
 
@@ -1507,39 +1813,537 @@ static int fig_conv(fig_table *T, const fig_cfg *c) {
   return rc;
 }
 
+/* Caption of F1: per scheme the initial velocity (provenance v0_S), the
+ * terminal law and its constant C = gap/law at the last normal gap; then
+ * the agreement of the n = d = 8 particles (double and MPFR) with the
+ * n = 8 ODE. */
+static int fig_cap_f1(fig_cap *c) {
+  const fig_table *t = c->t;
+  long ct = fig_cap_col(c, "t");
+  char b1[48], b2[48], b3[48], b4[48], key[64];
+  double lnC[AF_SCHEME_COUNT], tC[AF_SCHEME_COUNT], dmp[AF_SCHEME_COUNT],
+      gmin[AF_SCHEME_COUNT], v0[AF_SCHEME_COUNT];
+  const char *law[AF_SCHEME_COUNT];
+  double dcos = 0, dgap = 0;
+  int wcos = 0;
+  for (int s = 0; s < AF_SCHEME_COUNT && c->rc == AF_OK; s++) {
+    const char *sn = fig_scheme_name(s);
+    long cl = fig_cap_col(c, "lncomp_%s", sn);
+    long cg8 = fig_cap_col(c, "gamma8_%s", sn), cw8 = fig_cap_col(c, "gap8_%s", sn);
+    long cpc = fig_cap_col(c, "pcos8_%s", sn), cpg = fig_cap_col(c, "pgap8_%s", sn);
+    long cmp = fig_cap_col(c, "mpgap8_%s", sn);
+    snprintf(key, sizeof key, "v0_%s", sn);
+    v0[s] = atof(fig_cap_prov(c, key));
+    snprintf(key, sizeof key, "law_%s", sn);
+    law[s] = fig_cap_prov(c, key);
+    lnC[s] = tC[s] = NAN;
+    dmp[s] = 0;
+    gmin[s] = INFINITY;
+    for (size_t i = 0; i < t->nrow && c->rc == AF_OK; i++) {
+      double lc = fig_cap_at(c, i, cl), g8 = fig_cap_at(c, i, cg8);
+      double w8 = fig_cap_at(c, i, cw8), pg = fig_cap_at(c, i, cpg);
+      double mp = fig_cap_at(c, i, cmp);
+      if (!isnan(lc)) {
+        lnC[s] = lc;
+        tC[s] = fig_cap_at(c, i, ct);
+      }
+      double e = fabs(fig_cap_at(c, i, cpc) - g8);
+      if (e > dcos) {
+        dcos = e;
+        wcos = s;
+      }
+      if (w8 >= 1e-6) dgap = fmax(dgap, fabs(pg - w8) / w8);
+      if (!isnan(mp) && w8 >= DBL_MIN) {
+        dmp[s] = fmax(dmp[s], fabs(mp - w8) / w8);
+        gmin[s] = fmin(gmin[s], mp);
+      }
+    }
+  }
+  if (c->rc != AF_OK) return c->rc;
+  fig_cap_printf(c, "| scheme | dγ/dt at 0⁺ (T4.1a) | terminal law (T4.1b) "
+                    "| C measured (gap/law at the last normal gap) |\n"
+                    "|---|---|---|---|\n");
+  for (int s = 0; s < AF_SCHEME_COUNT; s++)
+    fig_cap_printf(c, "| %s | %.5g | %s | %s (t = %s) |\n",
+                   af_scheme_get((af_scheme_id)s)->title, v0[s], law[s],
+                   fig_num(b1, exp(lnC[s]), 4), fig_num(b2, tC[s], 2));
+  double dpoly = fmax(dmp[AF_PRE_LN], fmax(dmp[AF_MIX_LN], dmp[AF_PERI_LN]));
+  fig_cap_printf(c, "\nParticle check, largest differences over the run: "
+                    "|cos − γ| ≤ %s (%s); relative gap difference ≤ %s while "
+                    "the gap is ≥ 10⁻⁶.  The MPFR particles follow the n = 8 "
+                    "ODE down to a gap of %s (Post-LN) and %s (nGPT), with "
+                    "largest relative difference ",
+                 fig_num(b1, dcos, 2),
+                 af_scheme_get((af_scheme_id)wcos)->title,
+                 fig_num(b2, dgap, 2), fig_num(b3, gmin[AF_POST_LN], 2),
+                 fig_num(b4, gmin[AF_NGPT], 2));
+  fig_cap_printf(c, "%s and %s", fig_num(b1, dmp[AF_POST_LN], 2),
+                 fig_num(b2, dmp[AF_NGPT], 2));
+  fig_cap_printf(c, ", %s for LN-Scaling (down to %s) and at most %s for "
+                    "Pre-, Mix- and Peri-LN.\n",
+                 fig_num(b1, dmp[AF_LN_SCALING], 2),
+                 fig_num(b2, gmin[AF_LN_SCALING], 2), fig_num(b3, dpoly, 2));
+  return c->rc;
+}
+
+/* Caption of C1: the largest errors of the public step against the
+ * reference, the error ratio h = 0.1 over h = 0.01, rk8pd's error. */
+static int fig_cap_c1(fig_cap *c) {
+  const fig_table *t = c->t;
+  long ct = fig_cap_col(c, "t"), d1 = fig_cap_col(c, "dcos_layers_h0.1");
+  long d2 = fig_cap_col(c, "dcos_layers_h0.01"), x1 = fig_cap_col(c, "dx_layers_h0.1");
+  long x2 = fig_cap_col(c, "dx_layers_h0.01"), da = fig_cap_col(c, "dcos_rk8pd");
+  long xa = fig_cap_col(c, "dx_rk8pd");
+  if (c->rc != AF_OK) return c->rc;
+  double m1 = 0, tm1 = 0, mx1 = 0, ma = 0, mxa = 0, rlo = INFINITY, rhi = 0,
+         tsplit = NAN;
+  for (size_t i = 1; i < t->nrow; i++) {
+    double a = fabs(fig_cap_at(c, i, d1)), ti = fig_cap_at(c, i, ct);
+    if (a > m1) {
+      m1 = a;
+      tm1 = ti;
+    }
+    mx1 = fmax(mx1, fig_cap_at(c, i, x1));
+    ma = fmax(ma, fabs(fig_cap_at(c, i, da)));
+    mxa = fmax(mxa, fig_cap_at(c, i, xa));
+    double r = fig_cap_at(c, i, x1) / fig_cap_at(c, i, x2);
+    rlo = fmin(rlo, r);
+    rhi = fmax(rhi, r);
+    double rc2 = fabs(fig_cap_at(c, i, d1) / fig_cap_at(c, i, d2));
+    if (isnan(tsplit) && rc2 > 11) tsplit = ti;
+  }
+  char b[7][48];
+  fig_cap_printf(c, "The public step delays clustering visibly (mean cosine "
+                    "off by up to %s at t = %s, tokens off by up to %s); the "
+                    "trajectory error falls ten-fold with h (ratio %s to %s in "
+                    "(d): first order, as S7 is a consistent one-step "
+                    "discretization of S1), while rk8pd agrees with the "
+                    "reference to %s in the mean cosine and %s in the "
+                    "tokens.",
+                 fig_num(b[0], m1, 2), fig_num(b[1], tm1, 3),
+                 fig_num(b[2], mx1, 2), fig_num(b[3], rlo, 3),
+                 fig_num(b[4], rhi, 3), fig_num(b[5], ma, 2),
+                 fig_num(b[6], mxa, 2));
+  if (!isnan(tsplit))
+    fig_cap_printf(c, "  The mean-cosine ratio in (d) drifts above 11 from "
+                      "t = %s, where both errors decay exponentially at rates "
+                      "that themselves depend on h.",
+                   fig_num(b[0], tsplit, 3));
+  fig_cap_printf(c, "\n");
+  return c->rc;
+}
+
+/* Mean pairwise cosine of scheme column triple cx at time index i of the
+ * C1 paths table (rows by token, then time; nt rows per token). */
+static double fig_c1traj_cos(const fig_cap *c, const long *cx, size_t n,
+                             size_t nt, size_t i) {
+  double sum = 0;
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = a + 1; b < n; b++) {
+      double q = 0;
+      for (int k = 0; k < 3; k++)
+        q += fig_cap_at(c, a * nt + i, cx[k]) * fig_cap_at(c, b * nt + i, cx[k]);
+      sum += q;
+    }
+  return sum / ((double)n * (double)(n - 1) / 2);
+}
+
+/* Caption of the C1 paths: when Post-LN and nGPT collapse, the mean
+ * cosines at the end, and identity I2 measured on the coordinates. */
+static int fig_cap_c1traj(fig_cap *c) {
+  const fig_table *t = c->t;
+  long cj = fig_cap_col(c, "token"), ct = fig_cap_col(c, "t");
+  long cx[AF_SCHEME_COUNT][3];
+  static const char *const ax[3] = {"u", "v", "w"};
+  for (int s = 0; s < AF_SCHEME_COUNT; s++)
+    for (int k = 0; k < 3; k++)
+      cx[s][k] = fig_cap_col(c, "%s_%s", ax[k], fig_scheme_name(s));
+  if (c->rc != AF_OK || t->nrow == 0) return AF_EPARSE;
+  size_t nt = 0;
+  while (nt < t->nrow && fig_cap_at(c, nt, cj) == 0) nt++;
+  size_t n = t->nrow / nt;
+  if (n < 2 || n * nt != t->nrow) return AF_EPARSE;
+  double tend = fig_cap_at(c, nt - 1, ct), fin[AF_SCHEME_COUNT],
+         t999[AF_SCHEME_COUNT];
+  for (int s = 0; s < AF_SCHEME_COUNT; s++) {
+    t999[s] = NAN;
+    for (size_t i = 0; i < nt && isnan(t999[s]); i++)
+      if (fig_c1traj_cos(c, cx[s], n, nt, i) > 0.999)
+        t999[s] = fig_cap_at(c, i, ct);
+    fin[s] = fig_c1traj_cos(c, cx[s], n, nt, nt - 1);
+  }
+  /* I2: LN-Scaling at tend against Post-LN at u = 2(sqrt(tend+1) - 1). */
+  double u = 2 * (sqrt(tend + 1) - 1), di2 = NAN;
+  for (size_t i = 0; i < nt; i++)
+    if (fabs(fig_cap_at(c, i, ct) - u) < 1e-9) {
+      di2 = 0;
+      for (size_t j = 0; j < n; j++) {
+        double q = 0;
+        for (int k = 0; k < 3; k++) {
+          double e = fig_cap_at(c, j * nt + nt - 1, cx[AF_LN_SCALING][k]) -
+                     fig_cap_at(c, j * nt + i, cx[AF_POST_LN][k]);
+          q += e * e;
+        }
+        di2 = fmax(di2, sqrt(q));
+      }
+    }
+  char b[6][48];
+  fig_cap_printf(c, "Post-LN and nGPT collapse to one point (mean cosine "
+                    "above 0.999 from t = %s and t = %s; at t = %s, 1 − %s "
+                    "and 1 − %s); Pre-, Mix-, Peri-LN and LN-Scaling move "
+                    "along the same kind of paths but more slowly and are "
+                    "still spread at t = %s (mean cosine %.2f, %.2f, %.2f, "
+                    "%.2f), as T3.1 allows (clustering is asymptotic, its "
+                    "rate depends on the scheme).  ",
+                 fig_num(b[0], t999[AF_POST_LN], 3),
+                 fig_num(b[1], t999[AF_NGPT], 3), fig_num(b[2], tend, 3),
+                 fig_num(b[3], 1 - fin[AF_POST_LN], 1),
+                 fig_num(b[4], 1 - fin[AF_NGPT], 1), b[2], fin[AF_PRE_LN],
+                 fin[AF_MIX_LN], fin[AF_PERI_LN], fin[AF_LN_SCALING]);
+  fig_cap_printf(c, "LN-Scaling follows exactly the Post-LN paths with the "
+                    "clock u = 2(√(t+1) − 1) (identity I2): its tokens at "
+                    "t = %s are the Post-LN tokens at u = %s, to %s (on the "
+                    "view coordinates of the data).\n",
+                 b[2], fig_num(b[5], u, 3), fig_num(b[0], di2, 2));
+  return c->rc;
+}
+
+/* Wall and CPU seconds of a sweep from its provenance line runs_R_S
+ * ("..., N evaluations, W s wall, C s CPU (all threads)"). */
+static void fig_cap_sweep_time(fig_cap *c, const char *r, const char *sn,
+                               double *wall, double *cpu) {
+  char key[96];
+  snprintf(key, sizeof key, "runs_%s_%s", r, sn);
+  const char *v = fig_cap_prov(c, key), *p = strstr(v, "evaluations, ");
+  *wall = *cpu = NAN;
+  if (p == NULL || sscanf(p, "evaluations, %lf s wall, %lf s CPU", wall, cpu) != 2)
+    c->rc = AF_EPARSE;
+}
+
+/* Caption of a phase diagram (C3, C4): per scheme what rk8pd shows, the
+ * reference's agreement, what the public step changes, and the cost. */
+static int fig_cap_phase(fig_cap *c) {
+  const fig_table *t = c->t;
+  static const char *const rn[3] = {"h0.1", "rk8pd", "ref"};
+  long cb = fig_cap_col(c, "beta"), ct = fig_cap_col(c, "t");
+  const char *schemes = fig_cap_prov(c, "schemes");
+  if (c->rc != AF_OK || t->nrow == 0) return AF_EPARSE;
+  size_t nt = 0;
+  while (nt < t->nrow && fig_cap_at(c, nt, cb) == fig_cap_at(c, 0, cb)) nt++;
+  size_t nb = t->nrow / nt;
+  if (nb * nt != t->nrow) return AF_EPARSE;
+  double tend = fig_cap_at(c, nt - 1, ct), twall = 0, tcpu = 0;
+  char list[256], b[8][48];
+  snprintf(list, sizeof list, "%s", schemes);
+  for (char *sv = NULL, *sn = strtok_r(list, ",", &sv); sn && c->rc == AF_OK;
+       sn = strtok_r(NULL, ",", &sv)) {
+    af_scheme_id sid = AF_POST_LN;
+    if (af_scheme_lookup(&sid, sn) != AF_OK) return AF_EPARSE;
+    long cf[3], ch[3];
+    for (int k = 0; k < 3; k++) {
+      cf[k] = fig_cap_col(c, "frac_%s_%s", rn[k], sn);
+      ch[k] = fig_cap_col(c, "thalf_%s_%s", rn[k], sn);
+    }
+    if (c->rc != AF_OK) break;
+    /* rk8pd: one cluster for every start at t_end up to beta1; t_half
+     * range and the last beta where it exists (rk8pd and public step). */
+    double beta1 = NAN, th_lo = NAN, th_hi = NAN, bth_hi = NAN, blast[2] = {NAN, NAN};
+    for (size_t q = 0; q < nb; q++) {
+      size_t r = q * nt;
+      double beta = fig_cap_at(c, r, cb);
+      if (fig_cap_at(c, r + nt - 1, cf[1]) == 1 && (q == 0 || beta1 == fig_cap_at(c, r - nt, cb)))
+        beta1 = beta;
+      double th = fig_cap_at(c, r, ch[1]);
+      if (!isnan(th)) {
+        if (isnan(th_lo)) th_lo = th;
+        if (isnan(th_hi) || th > th_hi) {
+          th_hi = th;
+          bth_hi = beta;
+        }
+        blast[1] = beta;
+      }
+      if (!isnan(fig_cap_at(c, r, ch[0]))) blast[0] = beta;
+    }
+    fig_cap_printf(c, "%s (rk8pd): ", af_scheme_get(sid)->title);
+    if (!isnan(beta1))
+      fig_cap_printf(c, "every start is in one cluster by t = %s for β ≤ %s; ",
+                     fig_num(b[0], tend, 3), fig_num(b[1], beta1, 3));
+    fig_cap_printf(c, "mean fraction at t = %s: %.3f at β = %s, %.3f at β = "
+                      "%s, %.3f at β = %s; ",
+                   fig_num(b[0], tend, 3), fig_cap_at(c, nt - 1, cf[1]),
+                   fig_num(b[1], fig_cap_at(c, 0, cb), 3),
+                   fig_cap_at(c, (nb / 2) * nt + nt - 1, cf[1]),
+                   fig_num(b[2], fig_cap_at(c, (nb / 2) * nt, cb), 3),
+                   fig_cap_at(c, t->nrow - 1, cf[1]),
+                   fig_num(b[3], fig_cap_at(c, t->nrow - 1, cb), 3));
+    if (!isnan(th_lo))
+      fig_cap_printf(c, "t½ from %s (β = %s) up to %s (β = %s); the mean "
+                        "fraction reaches 1/2 by t = %s up to β = %s (public "
+                        "step: up to β = %s).  ",
+                     fig_num(b[0], th_lo, 3), fig_num(b[1], fig_cap_at(c, 0, cb), 3),
+                     fig_num(b[2], th_hi, 3), fig_num(b[3], bth_hi, 3),
+                     fig_num(b[4], tend, 3), fig_num(b[5], blast[1], 3),
+                     fig_num(b[6], blast[0], 3));
+    else
+      fig_cap_printf(c, "the mean fraction never reaches 1/2 by t = %s.  ",
+                     fig_num(b[0], tend, 3));
+    /* Reference and public step against rk8pd. */
+    double dref = 0, dlo = 0, dhi = 0, blo = NAN, tlo = NAN, bhi = NAN, thi = NAN;
+    size_t nlo = 0, nhi = 0, nref = 0;
+    double shlo = INFINITY, shhi = -INFINITY, shrel = 0;
+    for (size_t r = 0; r < t->nrow; r++) {
+      double a = fig_cap_at(c, r, cf[1]);
+      dref = fmax(dref, fabs(fig_cap_at(c, r, cf[2]) - a));
+      if (r % nt == 0 && !isnan(fig_cap_at(c, r, cf[2]))) nref++;
+      double e = fig_cap_at(c, r, cf[0]) - a;
+      if (e < 0) nlo++;
+      if (e > 0) nhi++;
+      if (e < dlo) {
+        dlo = e;
+        blo = fig_cap_at(c, r, cb);
+        tlo = fig_cap_at(c, r, ct);
+      }
+      if (e > dhi) {
+        dhi = e;
+        bhi = fig_cap_at(c, r, cb);
+        thi = fig_cap_at(c, r, ct);
+      }
+      if (r % nt == 0) {
+        double s0 = fig_cap_at(c, r, ch[0]), s1 = fig_cap_at(c, r, ch[1]);
+        if (!isnan(s0) && !isnan(s1)) {
+          shlo = fmin(shlo, s0 - s1);
+          shhi = fmax(shhi, s0 - s1);
+          shrel = fmax(shrel, fabs(s0 - s1) / s1);
+        }
+      }
+    }
+    fig_cap_printf(c, "The reference (run for %zu of the %zu values of β) "
+                      "differs from rk8pd by at most %s in the mean "
+                      "fraction.  The public step h = 0.1 is lower in "
+                      "%.0f %% of the cells and higher in %.0f %%, from %s "
+                      "(β = %s, t = %s) to %s",
+                   nref, nb, fig_num(b[0], dref, 2),
+                   100.0 * (double)nlo / (double)t->nrow,
+                   100.0 * (double)nhi / (double)t->nrow, fig_num(b[1], dlo, 2),
+                   fig_num(b[2], blo, 3), fig_num(b[3], tlo, 3),
+                   fig_num(b[4], dhi, 2));
+    if (dhi > 0)
+      fig_cap_printf(c, " (β = %s, t = %s)", fig_num(b[0], bhi, 3),
+                     fig_num(b[1], thi, 3));
+    if (shlo <= shhi)
+      fig_cap_printf(c, "; its t½ differs by %s to %s (up to %.0f %%)",
+                     fig_num(b[0], shlo, 2), fig_num(b[1], shhi, 2),
+                     100 * shrel);
+    fig_cap_printf(c, ".  Sweeps (wall / CPU of all threads):");
+    for (int k = 0; k < 3; k++) {
+      double w, u;
+      fig_cap_sweep_time(c, rn[k], sn, &w, &u);
+      twall += w;
+      tcpu += u;
+      fig_cap_printf(c, "%s %s %s s / %s s", k ? "," : "", rn[k],
+                     fig_num(b[0], w, 3), fig_num(b[1], u, 3));
+    }
+    fig_cap_printf(c, ".\n\n");
+  }
+  char b9[48], b10[48];
+  fig_cap_printf(c, "All sweeps together: %s s wall, %s s CPU.\n",
+                 fig_num(b9, twall, 3), fig_num(b10, tcpu, 3));
+  return c->rc;
+}
+
+/* Caption of F2: per scheme and start, 1 - cos after L/4 and L layers,
+ * the angle moved by the first and the last layer, the radius growth. */
+static int fig_cap_f2(fig_cap *c) {
+  const fig_table *t = c->t;
+  static const char *const stn[2] = {"u", "g"};
+  if (t->nrow < 3) return AF_EPARSE;
+  size_t L = t->nrow - 1, q = L / 4;
+  char b[8][48];
+  fig_cap_printf(c, "| scheme | start | 1 − cos, layer %zu | 1 − cos, layer %zu "
+                    "| angle moved by layer 1 | by layer %zu | r(0) → r(%zu) "
+                    "|\n|---|---|---|---|---|---|---|\n",
+                 q, L, L, L);
+  double mv[2][AF_SCHEME_COUNT];
+  for (int s = 0; s < AF_SCHEME_COUNT; s++)
+    for (int x = 0; x < 2; x++) {
+      const char *sn = fig_scheme_name(s);
+      long cg = fig_cap_col(c, "gap_%s_%s", stn[x], sn);
+      long cm = fig_cap_col(c, "move_%s_%s", stn[x], sn);
+      long cr = fig_cap_col(c, "r_%s_%s", stn[x], sn);
+      if (c->rc != AF_OK) return c->rc;
+      mv[x][s] = fig_cap_at(c, 1, cm);
+      fig_cap_printf(c, "| %s | %s | %s | %s | %s | %s | %s → %s |\n",
+                     af_scheme_get((af_scheme_id)s)->title,
+                     x == 0 ? "unit" : "√d", fig_num(b[0], fig_cap_at(c, q, cg), 2),
+                     fig_num(b[1], fig_cap_at(c, L, cg), 2),
+                     fig_num(b[2], mv[x][s], 2),
+                     fig_num(b[3], fig_cap_at(c, L, cm), 2),
+                     fig_num(b[4], fig_cap_at(c, 0, cr), 4),
+                     fig_num(b[5], fig_cap_at(c, L, cr), 4));
+    }
+  fig_cap_printf(c, "\nIn the first layer Peri-LN moves the tokens %s times "
+                    "as far as Post-LN at the unit scale (%s against %s rad) "
+                    "and %s times as far in the √d convention (%s against %s "
+                    "rad).\n",
+                 fig_num(b[0], mv[0][AF_PERI_LN] / mv[0][AF_POST_LN], 2),
+                 fig_num(b[1], mv[0][AF_PERI_LN], 2),
+                 fig_num(b[2], mv[0][AF_POST_LN], 2),
+                 fig_num(b[3], mv[1][AF_PERI_LN] / mv[1][AF_POST_LN], 2),
+                 fig_num(b[4], mv[1][AF_PERI_LN], 2),
+                 fig_num(b[5], mv[1][AF_POST_LN], 2));
+  return c->rc;
+}
+
+/* Caption of C5: closed form against the ODE, the times at the ends of
+ * the beta grid and beta*(t_plot) per n, where the curves cross. */
+static int fig_cap_c5(fig_cap *c) {
+  const fig_table *t = c->t;
+  const char *ns = fig_cap_prov(c, "n");
+  long cb = fig_cap_col(c, "beta");
+  if (c->rc != AF_OK || t->nrow < 2) return AF_EPARSE;
+  const double tplot = 30;
+  char list[128], b[6][48];
+  snprintf(list, sizeof list, "%s", ns);
+  long cc[16], co[16];
+  size_t nn = 0, nval[16];
+  for (char *sv = NULL, *p = strtok_r(list, ",", &sv); p && nn < 16;
+       p = strtok_r(NULL, ",", &sv), nn++) {
+    nval[nn] = (size_t)strtoul(p, NULL, 10);
+    cc[nn] = fig_cap_col(c, "tclosed_n%zu", nval[nn]);
+    co[nn] = fig_cap_col(c, "tode_n%zu", nval[nn]);
+  }
+  if (c->rc != AF_OK) return c->rc;
+  double rel = 0;
+  fig_cap_printf(c, "| n | T(β = %s) | T(β = %s) | β*(%g) |\n|---|---|---|---|\n",
+                 fig_num(b[0], fig_cap_at(c, 0, cb), 3),
+                 fig_num(b[1], fig_cap_at(c, t->nrow - 1, cb), 3), tplot);
+  for (size_t i = 0; i < nn; i++) {
+    double bstar = NAN;
+    for (size_t r = 0; r < t->nrow; r++) {
+      double tc = fig_cap_at(c, r, cc[i]), to = fig_cap_at(c, r, co[i]);
+      if (!isnan(to)) rel = fmax(rel, fabs(to - tc) / tc);
+      if (tc <= tplot) bstar = fig_cap_at(c, r, cb);
+    }
+    fig_cap_printf(c, "| %zu | %s | %s | %s |\n", nval[i],
+                   fig_num(b[0], fig_cap_at(c, 0, cc[i]), 4),
+                   fig_num(b[1], fig_cap_at(c, t->nrow - 1, cc[i]), 4),
+                   fig_num(b[2], bstar, 3));
+  }
+  /* Crossings of consecutive n: first beta where the larger n is faster. */
+  double xlo = INFINITY, xhi = -INFINITY;
+  for (size_t i = 0; i + 1 < nn; i++)
+    for (size_t r = 1; r < t->nrow; r++) {
+      double d0 = fig_cap_at(c, r - 1, cc[i + 1]) - fig_cap_at(c, r - 1, cc[i]);
+      double d1 = fig_cap_at(c, r, cc[i + 1]) - fig_cap_at(c, r, cc[i]);
+      if (d0 > 0 && d1 <= 0) {
+        xlo = fmin(xlo, fig_cap_at(c, r, cb));
+        xhi = fmax(xhi, fig_cap_at(c, r, cb));
+      }
+    }
+  fig_cap_printf(c, "\nClosed form and ODE agree to %s relative.  ",
+                 fig_num(b[0], rel, 2));
+  if (xlo <= xhi)
+    fig_cap_printf(c, "For small β larger n is slower, for large β faster: "
+                      "consecutive curves cross between β ≈ %s and %s.\n",
+                   fig_num(b[0], xlo, 3), fig_num(b[1], xhi, 3));
+  else
+    fig_cap_printf(c, "No two consecutive curves cross on the grid.\n");
+  return c->rc;
+}
+
+/* Caption of the convergence figure: measured orders (provenance, fitted
+ * by the command) and the cheapest runs of each kind. */
+static int fig_cap_conv(fig_cap *c) {
+  const fig_table *t = c->t;
+  long cm = fig_cap_col(c, "method"), cfx = fig_cap_col(c, "fixed");
+  long ce = fig_cap_col(c, "err"), cn = fig_cap_col(c, "nevals");
+  long cs = fig_cap_col(c, "steps"), ctm = fig_cap_col(c, "time");
+  static const char *const fx[5] = {"rk8pd", "rkf45", "rkck", "rk4", "layers"};
+  char key[64], b[6][48];
+  fig_cap_printf(c, "Reference: %s; %s.  Measured orders (least squares of "
+                    "log error against log h over errors in [10⁻¹³, 10⁻²]):",
+                 fig_cap_prov(c, "reference"), fig_cap_prov(c, "reference_check"));
+  for (int k = 0; k < 5; k++) {
+    snprintf(key, sizeof key, "slope_fixed_%s", fx[k]);
+    fig_cap_printf(c, "%s %s %.2f", k ? "," : "", fx[k], atof(fig_cap_prov(c, key)));
+  }
+  fig_cap_printf(c, " (nominal 8, 5, 5, 4, 1; GSL's rk4 takes two half steps "
+                    "h/2 per step h, 12 evaluations, and returns their "
+                    "result; rkf45 and rkck propagate their fifth-order "
+                    "solution); MPFR, against the mean step: mp-gauss %.2f, "
+                    "mp-gbs %.2f (nominal 8, 10).  ",
+                 atof(fig_cap_prov(c, "slope_mp-gauss")),
+                 atof(fig_cap_prov(c, "slope_mp-gbs")));
+  if (c->rc != AF_OK) return c->rc;
+  /* Smallest error of each kind and its cost. */
+  static const struct { double id; int fixed; const char *name; } kinds[] = {
+      {0, 0, "adaptive rk8pd"}, {1, 0, "adaptive rkf45"}, {3, 0, "adaptive rkck"},
+      {4, 0, "msadams"}, {5, 1, "the layer map"}, {10, 0, "mp-gauss"},
+      {11, 0, "mp-gbs"}};
+  fig_cap_printf(c, "Smallest error of each:");
+  for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+    double best = INFINITY, ne = NAN, st = NAN, tm = NAN;
+    for (size_t r = 0; r < t->nrow; r++)
+      if (fig_cap_at(c, r, cm) == kinds[k].id &&
+          fig_cap_at(c, r, cfx) == kinds[k].fixed &&
+          fig_cap_at(c, r, ce) < best) {
+        best = fig_cap_at(c, r, ce);
+        ne = fig_cap_at(c, r, cn);
+        st = fig_cap_at(c, r, cs);
+        tm = fig_cap_at(c, r, ctm);
+      }
+    fig_cap_printf(c, "%s %s %s (%s steps, %s evaluations, %s s CPU)",
+                   k ? ";" : "", kinds[k].name, fig_num(b[0], best, 2),
+                   fig_num(b[1], st, 3), fig_num(b[2], ne, 3),
+                   fig_num(b[3], tm, 2));
+  }
+  fig_cap_printf(c, ".\n");
+  return c->rc;
+}
+
 /* ------------------------------------------------------------ command */
 
 typedef struct {
   const char *name;
   const char *summary;
   int (*fn)(fig_table *t, const fig_cfg *c);
+  int (*cap)(fig_cap *c); /* NULL: no generated caption */
 } fig_def;
+
+static int fig_cap_write_cb(FILE *f, void *vctx) {
+  fig_cap *c = vctx;
+  c->f = f;
+  return c->cap(c);
+}
 
 static const fig_def fig_defs[] = {
     {"f1", "gamma(t) of the six schemes, T4.1 scalar ODEs (n = 256, beta = 5) "
-           "and n = d = 8 particles", fig_f1},
+           "and n = d = 8 particles", fig_f1, fig_cap_f1},
     {"c1", "C1 discretization panel: Post-LN layer map h = 0.1, 0.01 vs "
-           "rk8pd vs reference (n = 64, d = 3, beta = 1)", fig_c1},
+           "rk8pd vs reference (n = 64, d = 3, beta = 1)", fig_c1, fig_cap_c1},
     {"c1traj", "C1 paths on S^2 of the six schemes from one start (n = 64, "
-               "d = 3, beta = 1, t <= 15), orthographic view", fig_c1traj},
+               "d = 3, beta = 1, t <= 15), orthographic view", fig_c1traj, fig_cap_c1traj},
     {"c2", "C2 metastable staircase on the circle (n = 5, beta = 4, "
-           "t <= 400): clusters, energy, angles", fig_c2},
+           "t <= 400): clusters, energy, angles", fig_c2, fig_cap_c2},
     {"c3", "C3 phase diagram: fraction of pairs with cos > 0.999 over beta x "
-           "t (SA, n = 32, d = 2, 90 beta, 64 starts, t <= 30)", fig_c3},
+           "t (SA, n = 32, d = 2, 90 beta, 2048 starts, t <= 30)", fig_c3, fig_cap_phase},
     {"c4", "C4 phase diagrams of Post-, Pre-, Peri-LN, nGPT (n = 64, d = 16, "
-           "20 beta, 16 starts, t <= 50)", fig_c4},
+           "20 beta, 16 starts, t <= 50)", fig_c4, fig_cap_phase},
     {"f2", "random-weights layer maps, every scheme (d = 512, n = 128, "
-           "beta = sqrt(d), 64 Kaiming layers)", fig_f2},
+           "beta = sqrt(d), 64 Kaiming layers; unit and sqrt(d) token scales)",
+           fig_f2, fig_cap_f2},
     {"c5", "C5 beta*(t): largest beta with gamma(t) >= 1 - 1e-3 (SA scalar "
-           "ODE)", fig_c5},
+           "ODE)", fig_c5, fig_cap_c5},
     {"conv", "convergence orders and work-precision of every GSL stepper, "
              "the layer maps and mp-gauss/mp-gbs against an MPFR reference "
-             "(Pre-LN, n = 8, d = 3, beta = 1, t = 5)", fig_conv},
+             "(Pre-LN, n = 8, d = 3, beta = 1, t = 5)", fig_conv, fig_cap_conv},
 };
 #define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
 
 static void fig_help(void) {
-  printf("Usage: attnflow figure NAME [--out PATH] [--quick] [--seed S]\n"
+  printf("Usage: attnflow figure NAME [--out PATH] [--caption PATH] [--quick]"
+         " [--seed S]\n"
+         "       attnflow figure NAME --from CSV --caption PATH\n"
          "       attnflow figure --list\n"
          "\n"
          "Write the data of one figure of docs/figures.md as CSV ('# key: "
@@ -1547,8 +2351,13 @@ static void fig_help(void) {
          "figures' plots them.\n"
          "\n"
          "  --out PATH   output file, '-' for stdout (default -)\n"
+         "  --caption PATH  also write the figure's caption (Markdown, every\n"
+         "               number from the data) to PATH, '-' for stdout\n"
+         "  --from CSV   compute nothing: read the data of an earlier run\n"
+         "               from CSV (for --caption)\n"
          "  --quick      small sizes and short horizons (for tests, seconds)\n"
          "  --seed S     seed of random starts and weights (default 1)\n"
+         "  --systems N  starts per beta of c3, c4 (default 2048, 16)\n"
          "  --list       list the figures\n"
          "\nFigures:\n");
   for (size_t i = 0; i < FIG_COUNT; i++)
@@ -1557,11 +2366,12 @@ static void fig_help(void) {
 }
 
 int af_cli_figure(int argc, char **argv) {
-  static const af_cli_opt opts[] = {{"help", 0}, {"list", 0}, {"out", 1},
-                                    {"quick", 0}, {"seed", 1}, {NULL, 0}};
-  enum { OH, OL, OO, OQ, OS };
-  fig_cfg c = {NULL, 0, 1, NULL};
-  const char *out = "-";
+  static const af_cli_opt opts[] = {
+      {"help", 0}, {"list", 0}, {"out", 1},     {"quick", 0},
+      {"seed", 1}, {"caption", 1}, {"from", 1}, {"systems", 1}, {NULL, 0}};
+  enum { OH, OL, OO, OQ, OS, OC, OF, OY };
+  fig_cfg c = {NULL, 0, 1, 0, NULL};
+  const char *out = "-", *cap = NULL, *from = NULL;
   int first = 1;
   if (argc >= 2 && argv[1][0] != '-') {
     c.name = argv[1];
@@ -1581,6 +2391,15 @@ int af_cli_figure(int argc, char **argv) {
     if (o == OO) out = val;
     if (o == OQ) c.quick = 1;
     if (o == OS && !af_cli_ulong(&c.seed, "seed", val)) return AF_EXIT_USAGE;
+    if (o == OC) cap = val;
+    if (o == OF) from = val;
+    if (o == OY) {
+      if (!af_cli_ulong(&c.systems, "systems", val)) return AF_EXIT_USAGE;
+      if (c.systems == 0) {
+        af_cli_error("figure: --systems must be at least 1");
+        return AF_EXIT_USAGE;
+      }
+    }
   }
   if (list) {
     for (size_t i = 0; i < FIG_COUNT; i++)
@@ -1599,25 +2418,52 @@ int af_cli_figure(int argc, char **argv) {
                  c.name);
     return AF_EXIT_USAGE;
   }
-  if (out[0] == '\0') {
-    af_cli_error("figure: empty output path");
+  if (out[0] == '\0' || (cap && cap[0] == '\0') || (from && from[0] == '\0')) {
+    af_cli_error("figure: empty path");
+    return AF_EXIT_USAGE;
+  }
+  if (cap && def->cap == NULL) {
+    af_cli_error("figure %s: no generated caption", c.name);
+    return AF_EXIT_USAGE;
+  }
+  if (from && cap == NULL) {
+    af_cli_error("figure: --from needs --caption");
     return AF_EXIT_USAGE;
   }
   c.progress = isatty(fileno(stderr)) ? stderr : NULL;
   fig_table t;
   fig_table_init(&t);
-  int rc = def->fn(&t, &c);
+  int rc = from ? fig_table_read(&t, from) : def->fn(&t, &c);
   if (rc != AF_OK) {
-    af_cli_error("figure %s: %s", c.name, af_strerror(rc));
+    if (from)
+      af_cli_error("figure %s: cannot read %s: %s", c.name, from,
+                   af_strerror(rc));
+    else
+      af_cli_error("figure %s: %s", c.name, af_strerror(rc));
     fig_table_free(&t);
     return AF_EXIT_FAIL;
   }
-  rc = af_write_atomic(out, fig_write_cb, &t);
-  fig_table_free(&t);
-  if (rc != AF_OK) {
-    af_cli_error("figure %s: cannot write %s: %s", c.name, out,
-                 af_strerror(rc));
-    return AF_EXIT_FAIL;
+  if (from == NULL) {
+    rc = af_write_atomic(out, fig_write_cb, &t);
+    if (rc != AF_OK) {
+      af_cli_error("figure %s: cannot write %s: %s", c.name, out,
+                   af_strerror(rc));
+      fig_table_free(&t);
+      return AF_EXIT_FAIL;
+    }
   }
+  if (cap) {
+    fig_cap fc = {NULL, &t, AF_OK, def->cap};
+    rc = af_write_atomic(cap, fig_cap_write_cb, &fc);
+    if (rc != AF_OK) {
+      af_cli_error("figure %s: cannot write caption %s: %s%s", c.name, cap,
+                   af_strerror(rc),
+                   rc == AF_EPARSE ? " (a column or key of the figure is "
+                                     "missing)" : "");
+      fig_table_free(&t);
+      return AF_EXIT_FAIL;
+    }
+  }
+  fig_table_free(&t);
   return AF_EXIT_OK;
 }

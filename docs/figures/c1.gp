@@ -20,7 +20,7 @@ do for [fmt in "png svg"] {
   set title "(a) mean pairwise cosine"
   set ylabel "mean cos⟨θ_i, θ_j⟩"
   set yrange [*:1.05]
-  set key right bottom
+  set key inside right bottom
   plot datafile using "t":"cos_layers_h0.1" with lines lt 8 title "public step h = 0.1", \
        datafile using "t":"cos_layers_h0.01" with lines lt 9 title "layer map h = 0.01", \
        datafile using "t":"cos_rk8pd" with lines lt 10 title "rk8pd (rtol 10^{−10})", \
@@ -30,13 +30,13 @@ do for [fmt in "png svg"] {
   set logscale y
   set format y "10^{%L}"
   set yrange [1e-17:1]
-  set key right center
+  set key at graph 0.03, graph 0.5 left center
   plot datafile using "t":(abs(column("dcos_layers_h0.1"))) with lines lt 8 title "public step h = 0.1", \
        datafile using "t":(abs(column("dcos_layers_h0.01"))) with lines lt 9 title "layer map h = 0.01", \
        datafile using "t":(abs(column("dcos_rk8pd"))) with points lt 10 pt 7 ps 0.5 title "rk8pd"
   set title "(c) trajectory error, max_j |θ_j^R − θ_j^{ref}|"
   set ylabel "max_j |Δθ_j|"
-  set key right center
+  set key inside right center
   plot datafile using "t":"dx_layers_h0.1" with lines lt 8 title "public step h = 0.1", \
        datafile using "t":"dx_layers_h0.01" with lines lt 9 title "layer map h = 0.01", \
        datafile using "t":"dx_rk8pd" with lines lt 10 title "rk8pd"
@@ -45,7 +45,7 @@ do for [fmt in "png svg"] {
   unset logscale y
   set format y "%g"
   set yrange [0:25]
-  set key right top
+  set key inside left top
   plot datafile using "t":(column("dx_layers_h0.1")/column("dx_layers_h0.01")) with lines lt 8 title "trajectory error ratio", \
        datafile using "t":(column("dcos_layers_h0.1")/column("dcos_layers_h0.01")) with lines lt 9 title "mean-cosine error ratio", \
        10 with lines lt 11 title "10 = 0.1/0.01 (order 1)"

@@ -1,38 +1,65 @@
 # c2.gp -- case C2, the metastable staircase: SA (Post-LN) on the circle,
-# n = 5, beta = 4, fixed separated start; token angles, cluster count and
-# interaction energy for the public step h = 0.1, adaptive rk8pd and a
-# tight rk8pd reference.  Data: attnflow figure c2.
+# n = 5, beta = 4, the start angles of the public demo; token angles,
+# cluster count and interaction energy for the public step h = 0.1,
+# adaptive rk8pd and a tight rk8pd reference, on a linear time axis so that
+# the two-cluster plateau shows; the last merge of each run is marked at
+# the first output time with one cluster (read from the data).
+# Data: attnflow figure c2.
 if (!exists("datafile")) datafile = "c2.csv"
 if (!exists("outbase")) outbase = "c2"
 load "common.gp"
 set linetype 8 lc rgb "#D55E00" lw 2 dt 2
 set linetype 10 lc rgb "#0072B2" lw 2 dt 1
 set linetype 11 lc rgb "#000000" lw 1.5 dt 3
+stats datafile using "t" nooutput
+tmax = STATS_max
+# First output time with one cluster (1e30: none by the horizon).
+stats datafile using (column("clusters_ref") == 1 ? column("t") : 1e30) nooutput
+tref = STATS_min
+stats datafile using (column("clusters_layers_h0.1") == 1 ? column("t") : 1e30) nooutput
+tlay = STATS_min
+# Start angles from the provenance line "# init: angles a,b,... rad".
+araw = system("sed -n 's/^# init: angles \\([^ ]*\\) rad.*/\\1/p' ".datafile." | tr ',' ' '")
+angles = ""
+do for [w in araw] { angles = angles.(angles eq "" ? "" : ", ").sprintf("%g", w + 0) }
+# A thin dotted vertical line at t in colour col (behind the data).
+mark(t, col) = sprintf("set arrow from %g, graph 0 to %g, graph 1 nohead back lc rgb '%s' lw 1 dt 3", t, t, col)
+marklabel(t, txt, y) = sprintf("set label '%s' at %g, graph %g right offset -0.5, 0", txt, t, y)
 do for [fmt in "png svg"] {
   eval (fmt eq "png" ? termpng(1500, 1100) : termsvg(1500, 1100))
   set output outbase.".".fmt
-  set multiplot layout 2,2 title "C2: SA (Post-LN) on the circle, n = 5, β = 4, start angles −0.1, 0.1, 1.82, 3.04, 3.24 rad" font ",17"
-  set logscale x
-  set xrange [0.5:400]
-  set xlabel "t (log scale)"
+  set multiplot layout 2,2 title "C2: SA (Post-LN) on the circle, n = 5, β = 4, start angles ".angles." rad" font ",17"
+  set xrange [0:tmax]
+  set xlabel "t"
   set format x "%g"
-  set title "(a) token angles (reference: solid; public step h = 0.1: dashed)"
+  unset arrow
+  unset label
+  if (tref < 1e30) { eval mark(tref, "#0072B2") }
+  if (tlay < 1e30) { eval mark(tlay, "#D55E00") }
+  set title "(a) token angles (reference: solid; public step h = 0.1: dashed)\ndotted lines: last merge of the flow (blue) and of the public step"
   set ylabel "angle of θ_j (rad)"
   set yrange [-1:4]
   set key off
   plot for [j=1:5] datafile using "t":"angle".j."_ref" with lines lt 10 notitle, \
        for [j=1:5] datafile using "t":"angle".j."_layers_h0.1" with lines lt 8 notitle
-  set title "(b) number of clusters (cos > 0.9999)"
+  set title "(b) number of clusters (cos > 0.9999), log t"
   set ylabel "clusters"
   set yrange [0.5:5.5]
-  set key right top
+  set logscale x
+  set xrange [0.5:tmax]
+  if (tref < 1e30) { eval marklabel(tref, sprintf("last merge, flow: t = %g", tref), 0.93) }
+  if (tlay < 1e30) { eval marklabel(tlay, sprintf("public step: t = %g", tlay), 0.85) }
+  set key at graph 0.03, graph 0.03 left bottom
   plot datafile using "t":"clusters_layers_h0.1" with steps lt 8 title "public step h = 0.1", \
        datafile using "t":"clusters_rk8pd" with steps lt 10 title "rk8pd", \
        datafile using "t":"clusters_ref" with steps lt 11 title "reference"
+  unset label
+  unset logscale x
+  set xrange [0:tmax]
   set title "(c) energy E = n^{−2} Σ_{jk} e^{β⟨θ_j, θ_k⟩}"
   set ylabel "E"
   set yrange [*:*]
-  set key right bottom
+  set key at graph 0.75, graph 0.6 right center
   plot datafile using "t":"energy_layers_h0.1" with lines lt 8 title "public step h = 0.1", \
        datafile using "t":"energy_rk8pd" with lines lt 10 title "rk8pd", \
        datafile using "t":"energy_ref" with lines lt 11 title "reference"
@@ -40,8 +67,8 @@ do for [fmt in "png svg"] {
   set ylabel "|E_R − E_{ref}|"
   set logscale y
   set format y "10^{%L}"
-  set yrange [1e-16:10]
-  set key right center
+  set yrange [1e-16:100]
+  set key at graph 0.4, graph 0.45 center center
   plot datafile using "t":(abs(column("energy_layers_h0.1")-column("energy_ref"))) with lines lt 8 title "public step h = 0.1", \
        datafile using "t":(abs(column("energy_rk8pd")-column("energy_ref"))) with lines lt 10 title "rk8pd"
   unset logscale

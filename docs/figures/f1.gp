@@ -19,7 +19,7 @@ do for [fmt in "png svg"] {
   set ylabel "γ(t)"
   set xrange [0:60]
   set yrange [0:1.02]
-  set key right bottom
+  set key inside right bottom
   plot for [i=1:6] datafile using "t":"gamma_".word(schemes, i) with lines lt i title word(titles, i)
   # (b) gap, log y, linear t: exponential laws are straight lines
   set title "(b) 1 − γ(t), log scale (exponential laws)"
@@ -29,7 +29,7 @@ do for [fmt in "png svg"] {
   set logscale y
   unset mytics
   set format y "10^{%L}"
-  set key left bottom
+  set key inside left bottom
   plot for [i=1:6] datafile using "t":"gap_".word(schemes, i) with lines lt i title word(titles, i)
   # (c) gap, log-log: power laws are straight lines
   set title "(c) 1 − γ(t), log–log (power laws)"
@@ -38,7 +38,7 @@ do for [fmt in "png svg"] {
   set logscale xy
   set mytics default
   set format x "10^{%L}"
-  set key left bottom
+  set key outside right top
   plot for [i=1:6] datafile using "t":"gap_".word(schemes, i) with lines lt i title word(titles, i), \
        [1e2:1e5] 100/x**2 with lines lt 7 title "100 t^{−2}"
   # (d) gap compensated by the terminal law
@@ -48,7 +48,7 @@ do for [fmt in "png svg"] {
   set format y "%g"
   set xrange [1:1e5]
   set yrange [0:14]
-  set key right center
+  set key outside right top
   plot for [i=1:6] datafile using "t":"lncomp_".word(schemes, i) with lines lt i title word(titles, i)
   unset multiplot
   set output
@@ -66,7 +66,7 @@ do for [fmt in "png svg"] {
   set format y "%g"
   set xrange [0.1:1e5]
   set yrange [0:1.02]
-  set key left top
+  set key outside right top
   plot for [i=1:6] datafile using "t":"gamma8_".word(schemes, i) with lines lt i title word(titles, i), \
        for [i=1:6] datafile using "t":"pcos8_".word(schemes, i) every 6 with points lt i notitle
   set title "(f) 1 − γ(t): ODE and particle mean gap"
@@ -75,7 +75,7 @@ do for [fmt in "png svg"] {
   unset mytics
   set format y "10^{%L}"
   set yrange [1e-90:2]
-  set key right bottom  # schemes: legend of (e)
+  set key outside right top  # schemes: legend of (e)
   plot for [i=1:6] datafile using "t":"gap8_".word(schemes, i) with lines lt i notitle, \
        for [i=1:6] datafile using "t":"pgap8_".word(schemes, i) every 6 with points lt i pt 7 ps 0.6 notitle, \
        for [i=1:6] datafile using "t":"mpgap8_".word(schemes, i) with points lt i pt 6 ps 1.3 notitle, \
