@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run.sh -- mutation testing of 'attnflow verify --level quick'.
 #
-#   tests/mutants/run.sh [--jobs N] [--only GLOB] [--out DIR] [--doc PATH]
+#   tests/mutants/run.sh [--jobs N] [--only GLOB,...] [--out DIR] [--keep]
+#                        [--no-faults] [--doc PATH]
 #
 # Run from a built tree (make check-mutants builds it first; srcdir must be
 # the build directory).  Each mutant of tests/mutants/catalogue.tsv (one
@@ -19,11 +20,15 @@
 #
 # The faults of 'attnflow verify --inject-fault speed|radial|attention'
 # (the whole quick level, not --broken-only) are measured the same way on
-# the unmutated tree.  Writes into DIR (default mutants.out in the current
-# directory): mutants.tsv (mutant, description, result, caught-by),
+# the unmutated tree.  --only runs the mutants matching the globs, in the
+# order of the globs; --keep keeps the results of earlier runs in DIR (to
+# run the catalogue in parts), --no-faults skips the faults.  Writes into
+# DIR (default mutants.out in the current directory): res/ (one result
+# per mutant), mutants.tsv (mutant, description, result, caught-by),
 # power.tsv (claim, breakers), report.md (both tables in Markdown); with
 # --doc PATH also puts report.md into PATH between the lines
 # "<!-- mutants -->" and "<!-- /mutants -->" (appended if absent).
+# The tables cover every mutant of the catalogue with a result in DIR.
 # Exit status 0 only if every mutant is caught, 1 otherwise, 2 on a usage
 # error or when the unmutated tree does not pass verify.
 set -u
@@ -35,6 +40,8 @@ jobs=2
 only='*'
 out=mutants.out
 doc=
+keep=0
+faults=1
 # A mutant may slow a run down without bound (a field forcing millions of
 # steps): each verify gets at most this much CPU time (quick takes about
 # 15 s), CPU rather than wall time so that a busy machine does not count.
@@ -45,6 +52,8 @@ while [ $# -gt 0 ]; do
   --only) only=$2; shift 2 ;;
   --out) out=$2; shift 2 ;;
   --doc) doc=$2; shift 2 ;;
+  --keep) keep=1; shift ;;
+  --no-faults) faults=0; shift ;;
   -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -57,6 +66,8 @@ case $jobs in '' | *[!0-9]* | 0) echo "run.sh: --jobs must be a positive integer
 catalogue=$here/catalogue.tsv
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
+[ $keep -eq 1 ] || rm -rf "$out/res"
+mkdir -p "$out/res" || exit 2
 work=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-mutants.XXXXXX") || exit 2
 trap 'rm -rf "$work"' EXIT
 
@@ -91,7 +102,7 @@ changed_objects() {
 # One mutant: result line "name<TAB>result<TAB>caught-by<TAB>seconds".
 run_mutant() {
   local name=$1 file=$2 anchor=$3 line=$4 repl=$5
-  local tree=$work/m.$name res=$work/res.$name t0=$SECONDS
+  local tree=$work/m.$name res=$out/res/$name t0=$SECONDS
   mkdir -p "$tree"
   # the source and the built tree, without git metadata or older outputs
   tar -C "$top" --exclude=./.git --exclude=./mutants.out -cf - . | tar -C "$tree" -xpf -
@@ -136,7 +147,7 @@ run_fault() {
   local by=
   [ -f "$work/fault-$kind.json" ] && by=$(caught_by "$work/fault-$kind.json")
   printf 'fault:%s\tfault\t%s\t%d\n' "$kind" "${by:-no claim}" $((SECONDS - t0)) \
-    > "$work/res.fault-$kind"
+    > "$out/res/fault-$kind"
 }
 
 echo "check-mutants: unmutated tree: attnflow verify --level quick"
@@ -146,10 +157,14 @@ echo "check-mutants: unmutated tree: attnflow verify --level quick"
   exit 2
 }
 claims_of "$work/base.json" > "$work/base.claims"
+if [ $keep -eq 1 ] && [ -f "$out/res/base.claims" ] && ! cmp -s "$work/base.claims" "$out/res/base.claims"; then
+  echo "check-mutants: --keep: the claims differ from those of the results kept in $out" >&2
+  exit 2
+fi
+cp "$work/base.claims" "$out/res/base.claims"
 echo "check-mutants: $(wc -l < "$work/base.claims") claims; $jobs mutants at a time"
 
-# Jobs: the three faults, then the mutants in catalogue order.
-names=() descs=()
+# Jobs: the mutants (in the order of the globs of --only), then the faults.
 running=0
 start() {
   "$@" &
@@ -159,28 +174,36 @@ start() {
     running=$((running - 1))
   fi
 }
-for kind in speed radial attention; do
-  start run_fault "$kind"
+IFS=, read -r -a globs <<< "$only"
+for glob in "${globs[@]}"; do
+  while IFS=$'\t' read -r name file anchor line repl desc; do
+    case $name in '#'* | '') continue ;; esac
+    # shellcheck disable=SC2254
+    case $name in $glob) ;; *) continue ;; esac
+    [ -e "$work/started.$name" ] && continue
+    touch "$work/started.$name"
+    start run_mutant "$name" "$file" "$anchor" "$line" "$repl"
+  done < "$catalogue"
 done
-while IFS=$'\t' read -r name file anchor line repl desc; do
-  case $name in '#'* | '') continue ;; esac
-  # shellcheck disable=SC2254
-  case $name in $only) ;; *) continue ;; esac
-  names+=("$name")
-  descs+=("$desc")
-  start run_mutant "$name" "$file" "$anchor" "$line" "$repl"
-done < "$catalogue"
+if [ $faults -eq 1 ]; then
+  for kind in speed radial attention; do
+    start run_fault "$kind"
+  done
+fi
 wait
 
 # Tables.
 {
   printf 'mutant\tdescription\tresult\tcaught-by\tseconds\n'
-  for i in "${!names[@]}"; do
-    IFS=$'\t' read -r n r by secs < "$work/res.${names[$i]}"
-    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "${descs[$i]}" "$r" "$by" "$secs"
-  done
+  while IFS=$'\t' read -r name file anchor line repl desc; do
+    case $name in '#'* | '') continue ;; esac
+    [ -f "$out/res/$name" ] || continue
+    IFS=$'\t' read -r n r by secs < "$out/res/$name"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$n" "$desc" "$r" "$by" "$secs"
+  done < "$catalogue"
   for kind in speed radial attention; do
-    IFS=$'\t' read -r n r by secs < "$work/res.fault-$kind"
+    [ -f "$out/res/fault-$kind" ] || continue
+    IFS=$'\t' read -r n r by secs < "$out/res/fault-$kind"
     printf '%s\t%s\t%s\t%s\t%s\n' "$n" "--inject-fault $kind" "$r" "$by" "$secs"
   done
 } > "$out/mutants.tsv"
@@ -198,7 +221,7 @@ awk -F '\t' -v base="$work/base.claims" '
         : st[order[i]] ~ /^(certified|refuted|could-not-certify)$/ ? "NOTHING (certified)" : "NOTHING")
   }' "$out/mutants.tsv" > "$out/power.tsv"
 
-total=${#names[@]}
+total=$(awk -F '\t' 'NR > 1 && $3 != "fault"' "$out/mutants.tsv" | wc -l)
 caught=$(awk -F '\t' 'NR > 1 && $3 == "caught"' "$out/mutants.tsv" | wc -l)
 bad=$((total - caught))
 nopower=$(awk -F '\t' 'NR > 1 && $2 ~ /^NOTHING/' "$out/power.tsv" | wc -l)
@@ -246,4 +269,5 @@ awk -F '\t' 'NR > 1 { printf "%-28s %-11s %5ss  %s\n", $1, $3, $5, $4 }' "$out/m
 echo "check-mutants: $caught of $total mutants caught, $nopower of $nclaims claims broken by nothing"
 echo "  ($nocert of them certified);"
 echo "  tables in $out (mutants.tsv, power.tsv, report.md)"
+times | sed -n '2s/^\([^ ]*\) \([^ ]*\)$/check-mutants: CPU time of the runs: user \1, system \2/p'
 [ "$bad" -eq 0 ]
