@@ -2,7 +2,7 @@
 # run.sh -- mutation testing of 'attnflow verify --level quick'.
 #
 #   tests/mutants/run.sh [--jobs N] [--only GLOB,...] [--out DIR] [--keep]
-#                        [--no-faults] [--doc PATH]
+#                        [--no-faults] [--report-only] [--doc PATH]
 #
 # Run from a built tree (make check-mutants builds it first; srcdir must be
 # the build directory).  Each mutant of tests/mutants/catalogue.tsv (one
@@ -22,7 +22,8 @@
 # (the whole quick level, not --broken-only) are measured the same way on
 # the unmutated tree.  --only runs the mutants matching the globs, in the
 # order of the globs; --keep keeps the results of earlier runs in DIR (to
-# run the catalogue in parts), --no-faults skips the faults.  Writes into
+# run the catalogue in parts), --no-faults skips the faults, --report-only
+# runs nothing and makes the tables from the results in DIR.  Writes into
 # DIR (default mutants.out in the current directory): res/ (one result
 # per mutant), mutants.tsv (mutant, description, result, caught-by),
 # power.tsv (claim, breakers), report.md (both tables in Markdown); with
@@ -42,6 +43,7 @@ out=mutants.out
 doc=
 keep=0
 faults=1
+report_only=0
 # A mutant may slow a run down without bound (a field forcing millions of
 # steps): each verify gets at most this much CPU time (quick takes about
 # 15 s), CPU rather than wall time so that a busy machine does not count.
@@ -54,6 +56,7 @@ while [ $# -gt 0 ]; do
   --doc) doc=$2; shift 2 ;;
   --keep) keep=1; shift ;;
   --no-faults) faults=0; shift ;;
+  --report-only) report_only=1; keep=1; shift ;;
   -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -150,47 +153,52 @@ run_fault() {
     > "$out/res/fault-$kind"
 }
 
-echo "check-mutants: unmutated tree: attnflow verify --level quick"
-(cd "$top" && ./attnflow verify --level quick --json "$work/base.json" > "$work/log.base" 2>&1) || {
-  echo "check-mutants: the unmutated tree does not pass verify --level quick:" >&2
-  tail -n 5 "$work/log.base" >&2
-  exit 2
-}
-claims_of "$work/base.json" > "$work/base.claims"
-if [ $keep -eq 1 ] && [ -f "$out/res/base.claims" ] && ! cmp -s "$work/base.claims" "$out/res/base.claims"; then
-  echo "check-mutants: --keep: the claims differ from those of the results kept in $out" >&2
-  exit 2
-fi
-cp "$work/base.claims" "$out/res/base.claims"
-echo "check-mutants: $(wc -l < "$work/base.claims") claims; $jobs mutants at a time"
-
-# Jobs: the mutants (in the order of the globs of --only), then the faults.
-running=0
-start() {
-  "$@" &
-  running=$((running + 1))
-  if [ $running -ge "$jobs" ]; then
-    wait -n
-    running=$((running - 1))
+if [ $report_only -eq 0 ]; then
+  echo "check-mutants: unmutated tree: attnflow verify --level quick"
+  (cd "$top" && ./attnflow verify --level quick --json "$work/base.json" > "$work/log.base" 2>&1) || {
+    echo "check-mutants: the unmutated tree does not pass verify --level quick:" >&2
+    tail -n 5 "$work/log.base" >&2
+    exit 2
+  }
+  claims_of "$work/base.json" > "$work/base.claims"
+  if [ $keep -eq 1 ] && [ -f "$out/res/base.claims" ] && ! cmp -s "$work/base.claims" "$out/res/base.claims"; then
+    echo "check-mutants: --keep: the claims differ from those of the results kept in $out" >&2
+    exit 2
   fi
-}
-IFS=, read -r -a globs <<< "$only"
-for glob in "${globs[@]}"; do
-  while IFS=$'\t' read -r name file anchor line repl desc; do
-    case $name in '#'* | '') continue ;; esac
-    # shellcheck disable=SC2254
-    case $name in $glob) ;; *) continue ;; esac
-    [ -e "$work/started.$name" ] && continue
-    touch "$work/started.$name"
-    start run_mutant "$name" "$file" "$anchor" "$line" "$repl"
-  done < "$catalogue"
-done
-if [ $faults -eq 1 ]; then
-  for kind in speed radial attention; do
-    start run_fault "$kind"
+  cp "$work/base.claims" "$out/res/base.claims"
+  echo "check-mutants: $(wc -l < "$work/base.claims") claims; $jobs mutants at a time"
+
+  # Jobs: the mutants (in the order of the globs of --only), then the faults.
+  running=0
+  start() {
+    "$@" &
+    running=$((running + 1))
+    if [ $running -ge "$jobs" ]; then
+      wait -n
+      running=$((running - 1))
+    fi
+  }
+  IFS=, read -r -a globs <<< "$only"
+  for glob in "${globs[@]}"; do
+    while IFS=$'\t' read -r name file anchor line repl desc; do
+      case $name in '#'* | '') continue ;; esac
+      # shellcheck disable=SC2254
+      case $name in $glob) ;; *) continue ;; esac
+      [ -e "$work/started.$name" ] && continue
+      touch "$work/started.$name"
+      start run_mutant "$name" "$file" "$anchor" "$line" "$repl"
+    done < "$catalogue"
   done
+  if [ $faults -eq 1 ]; then
+    for kind in speed radial attention; do
+      start run_fault "$kind"
+    done
+  fi
+  wait
+else
+  [ -f "$out/res/base.claims" ] || { echo "run.sh: --report-only: no results in $out" >&2; exit 2; }
+  cp "$out/res/base.claims" "$work/base.claims"
 fi
-wait
 
 # Tables.
 {
