@@ -46,8 +46,8 @@ faults=1
 report_only=0
 # A mutant may slow a run down without bound (a field forcing millions of
 # steps): each verify gets at most this much CPU time (quick takes about
-# 15 s), CPU rather than wall time so that a busy machine does not count.
-cpu_s=${MUTANT_CPU_LIMIT:-300}
+# 25 s), CPU rather than wall time so that a busy machine does not count.
+cpu_s=${MUTANT_CPU_LIMIT:-120}
 while [ $# -gt 0 ]; do
   case $1 in
   --jobs) jobs=$2; shift 2 ;;
