@@ -33,7 +33,9 @@
  * Both: error per unit step -- a step of length h is accepted when its
  * local estimate is <= tol h / span (span = the whole run's length), so
  * the sum of local estimates, reported as the run's error estimate, stays
- * below tol.  (The sum neglects the growth of earlier errors; the flows
+ * below tol; the local tolerance never drops below the rounding floor of
+ * the estimate, MP_NOISE_ULPS units of the working precision, where no
+ * step size would meet it.  (The sum neglects the growth of earlier errors; the flows
  * here contract, and tests/test_mp.c checks the estimate against a run at
  * twice the precision and a tighter tolerance.)  The error norm is the max
  * norm divided by max(1, |y|_inf).  Step-size controller: h_new = h
@@ -616,6 +618,26 @@ static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
   return rc;
 }
 
+/* Rounding floor of a step's error estimate, in units 2^-prec of
+ * max(1, |y|_inf): the estimate is the difference of two computed results
+ * (GBS: two entries of the table; Gauss: the step against the two half
+ * steps), each accurate to the few units its last sums and, for Gauss, the
+ * stage iteration (converged at 4 units, gauss_step) leave, so 2 x 4 units.
+ * A local tolerance below this floor cannot be met by shrinking the step:
+ * the controller would shrink it until t + h == t (the stall of a long
+ * run at low precision, tests/test_mp.c). */
+#define MP_NOISE_ULPS 8.0
+
+/* 1 if a step of hd from t does not move t at its precision (rem is
+ * scratch of that precision). */
+static int no_progress(mpfr_srcptr t, double hd, mpfr_ptr rem)
+{
+  if (!(hd > 0))
+    return 1;
+  mpfr_add_d(rem, t, hd, RND);
+  return mpfr_equal_p(rem, t);
+}
+
 /* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
  * run starts at t0 if given (a resumed run), else at ta.  k is the index
  * of the output time being approached (for checkpoints); *tfinal
@@ -638,6 +660,8 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
   unsigned p = c->method == AF_MP_GAUSS ? 2 * c->s : 2 * c->s;
   /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
   double q = c->method == AF_MP_GAUSS ? (double) p : (double) (p - 2);
+  /* MP_NOISE_ULPS units of 2^-prec, relative to max(1, |y|_inf). */
+  double noise = ldexp(MP_NOISE_ULPS, -(int) c->prec);
   int rc = AF_OK;
   while (mpfr_cmp(t, tend) < 0) {
     if (st->steps + st->rejected >= maxsteps) {
@@ -659,7 +683,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       st->rejected++;
       *hd = 0.5 * hcur;
       rc = AF_OK;
-      if (!(*hd > 0) || ta + *hd == ta) {
+      if (no_progress(t, *hd, rem)) {
         rc = AF_ENOPROGRESS;
         break;
       }
@@ -669,7 +693,12 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       break;
     double scale = vec_scale(y, N);
     double errn = err / scale;
+    /* Error per unit step, but never below the rounding floor of the
+     * estimate: below it the estimate is noise that no step size reduces
+     * (see MP_NOISE_ULPS). */
     double tol_local = o->tol * hcur / span;
+    if (tol_local < noise)
+      tol_local = noise;
     double fac = errn > 0 ? 0.9 * pow(tol_local / errn, 1.0 / q) : 4.0;
     if (!(fac <= 4.0))
       fac = 4.0;
@@ -695,7 +724,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     } else {
       st->rejected++;
       *hd = hcur * fac;
-      if (!(*hd > 0) || ta + *hd == ta) {
+      if (no_progress(t, *hd, rem)) {
         rc = AF_ENOPROGRESS;
         break;
       }
