@@ -55,6 +55,10 @@
 
 #include "internal.h"
 #include "attnflow_mp.h"
+#include "mp_kernel.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define RND MPFR_RNDN
 
@@ -293,7 +297,7 @@ int af_mp_method_lookup(af_mp_method *m, const char *name)
 void af_mp_opts_init(af_mp_opts *o)
 {
   memset(o, 0, sizeof *o);
-  o->method = AF_MP_GAUSS;
+  o->method = AF_MP_GBS; /* the faster (docs/performance.md) */
   o->tol = 1e-60;
 }
 
@@ -312,6 +316,14 @@ typedef struct {
   mpfr_t *lv;          /* Gauss: Lagrange basis values (s x s)          */
   mpfr_t *Y, *F, *y1, *y2, *y3, *z0, *z1;
   mpfr_t ts, hh, acc, tmp;
+  /* GBS rows in parallel: the first column T_{k,1} of the table (K x N),
+   * and per thread i a work (0: the caller's) and scratch rows zp, zc,
+   * zn, F (4 N) and scalars ts, hh, acc, tmp (4). */
+  int nthr;
+  mpfr_t *T1;
+  af_mp_work **tw;
+  mpfr_t *tz, *tsc;
+  unsigned long ev_moved; /* their evaluations already added to tw[0] */
 } mp_ctx;
 
 static void ctx_free(mp_ctx *c)
@@ -331,10 +343,36 @@ static void ctx_free(mp_ctx *c)
   af_mp_vec_free(c->z0, N);
   af_mp_vec_free(c->z1, N);
   mpfr_clears(c->ts, c->hh, c->acc, c->tmp, (mpfr_ptr) 0);
+  if (c->method == AF_MP_GBS) {
+    af_mp_vec_free(c->T1, (size_t) c->s * N);
+    af_mp_vec_free(c->tz, (size_t) c->nthr * 4 * N);
+    af_mp_vec_free(c->tsc, (size_t) c->nthr * 4);
+    if (c->tw != NULL)
+      for (int i = 1; i < c->nthr; i++)
+        af_mp_work_free(c->tw[i]);
+    free(c->tw);
+  }
+}
+
+/* Threads for the rows of a GBS table: OpenMP's count (OMP_NUM_THREADS),
+ * at most K; 1 inside an enclosing parallel region or without OpenMP. */
+static int gbs_threads(unsigned K)
+{
+#ifdef _OPENMP
+  if (omp_in_parallel())
+    return 1;
+  int t = omp_get_max_threads();
+  if (t > (int) K)
+    t = (int) K;
+  return t < 1 ? 1 : t;
+#else
+  (void) K;
+  return 1;
+#endif
 }
 
 static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
-                    mpfr_prec_t prec)
+                    mpfr_prec_t prec, const af_model *m, af_mp_work *w)
 {
   memset(c, 0, sizeof *c);
   c->method = method;
@@ -352,6 +390,20 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
     ok = c->gA && c->gb && c->gc && c->K2 && c->lv;
     if (ok && af_mp_gauss_tableau(c->gA, c->gb, c->gc, s) != AF_OK)
       ok = 0;
+  }
+  if (method == AF_MP_GBS) {
+    c->nthr = gbs_threads(s);
+    c->T1 = af_mp_vec_alloc((size_t) s * N, prec);
+    c->tz = af_mp_vec_alloc((size_t) c->nthr * 4 * N, prec);
+    c->tsc = af_mp_vec_alloc((size_t) c->nthr * 4, prec);
+    c->tw = calloc((size_t) c->nthr, sizeof *c->tw);
+    ok = c->T1 && c->tz && c->tsc && c->tw;
+    if (ok) {
+      c->tw[0] = w;
+      for (int i = 1; i < c->nthr; i++)
+        if ((c->tw[i] = af_mp_work_alloc(m->n, m->d, prec)) == NULL)
+          ok = 0;
+    }
   }
   c->K = af_mp_vec_alloc((method == AF_MP_GBS ? 2 : 1) * (size_t) s * N, prec);
   c->Y = af_mp_vec_alloc(N, prec);
@@ -510,7 +562,48 @@ static int gauss_double_step(double *err, mpfr_t *y0, mpfr_srcptr t0,
   return AF_OK;
 }
 
-/* One GBS step of length H: result in c->y3, *err its estimate. */
+/* T_{k,1} of a GBS step: n_k = 2k modified midpoint substeps of H from
+ * (t0, y0) with f0 = f(t0, y0), into out, with the kernel work w and the
+ * scratch of one thread (z: 4 N, sc: 4 scalars). */
+static int gbs_row(mpfr_t *out, unsigned k, mpfr_t *y0, mpfr_srcptr t0,
+                   mpfr_srcptr H, mpfr_t *f0, size_t N, mpfr_t *z, mpfr_t *sc,
+                   const af_model *m, af_mp_work *w)
+{
+  mpfr_ptr ts = sc[0], hh = sc[1], acc = sc[2], tmp = sc[3];
+  unsigned long nk = af_mp_gbs_seq(k);
+  mpfr_div_ui(hh, H, nk, RND);
+  mpfr_t *zp = z, *zc = z + N, *zn = z + 2 * N, *F = z + 3 * N;
+  af_mp_vec_set(zp, y0, N);
+  for (size_t l = 0; l < N; l++) {
+    mpfr_mul(tmp, hh, f0[l], RND);
+    mpfr_add(zc[l], y0[l], tmp, RND);
+  }
+  mpfr_mul_2ui(acc, hh, 1, RND);
+  for (unsigned long q = 1; q < nk; q++) {
+    mpfr_mul_ui(ts, hh, q, RND);
+    mpfr_add(ts, t0, ts, RND);
+    int rc = af_mp_rhs(F, ts, zc, m, w);
+    if (rc != AF_OK)
+      return rc;
+    for (size_t l = 0; l < N; l++) {
+      mpfr_mul(tmp, acc, F[l], RND);
+      mpfr_add(zn[l], zp[l], tmp, RND);
+    }
+    mpfr_t *r = zp;
+    zp = zc;
+    zc = zn;
+    zn = r;
+  }
+  af_mp_vec_set(out, zc, N);
+  return AF_OK;
+}
+
+/* One GBS step of length H: result in c->y3, *err its estimate.  The
+ * rows T_{k,1} are independent and computed by c->nthr threads, largest
+ * first (row k costs 2k - 1 evaluations); each is the same sequence of
+ * correctly rounded operations whichever thread computes it, and the
+ * extrapolation that combines them runs afterwards in a fixed order, so
+ * the result does not depend on the thread count. */
 static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
                     mp_ctx *c, const af_model *m, af_mp_work *w)
 {
@@ -520,32 +613,34 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
   int rc = af_mp_rhs(c->Y, t0, y0, m, w); /* f0, kept in c->Y */
   if (rc != AF_OK)
     return rc;
+  int nthr = c->nthr;
+  int rcs = AF_OK;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr) if (nthr > 1) reduction(max : rcs)
+#endif
+  for (unsigned r = 0; r < K; r++) {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    unsigned k = K - r;
+    int rr = gbs_row(c->T1 + (size_t) (k - 1) * N, k, y0, t0, H, c->Y, N,
+                     c->tz + (size_t) me * 4 * N, c->tsc + (size_t) me * 4, m,
+                     c->tw[me]);
+    if (rr > rcs) /* status codes are positive: the largest, whatever
+                     the order the rows finish in */
+      rcs = rr;
+  }
+  /* The other threads' evaluations are counted on the caller's work. */
+  unsigned long ev = 0;
+  for (int i = 1; i < nthr; i++)
+    ev += af_mp_work_nevals(c->tw[i]);
+  af_mp_work_add_nevals(w, ev - c->ev_moved);
+  c->ev_moved = ev;
+  if (rcs != AF_OK)
+    return rcs;
   for (unsigned k = 1; k <= K; k++) {
-    unsigned long nk = af_mp_gbs_seq(k);
-    mpfr_div_ui(c->hh, H, nk, RND);
-    mpfr_t *zp = c->z0, *zc = c->z1, *zn = c->y1;
-    af_mp_vec_set(zp, y0, N);
-    for (size_t l = 0; l < N; l++) {
-      mpfr_mul(c->tmp, c->hh, c->Y[l], RND);
-      mpfr_add(zc[l], y0[l], c->tmp, RND);
-    }
-    for (unsigned long q = 1; q < nk; q++) {
-      mpfr_mul_ui(c->ts, c->hh, q, RND);
-      mpfr_add(c->ts, t0, c->ts, RND);
-      rc = af_mp_rhs(c->F, c->ts, zc, m, w);
-      if (rc != AF_OK)
-        return rc;
-      mpfr_mul_2ui(c->acc, c->hh, 1, RND);
-      for (size_t l = 0; l < N; l++) {
-        mpfr_mul(c->tmp, c->acc, c->F[l], RND);
-        mpfr_add(zn[l], zp[l], c->tmp, RND);
-      }
-      mpfr_t *r = zp;
-      zp = zc;
-      zc = zn;
-      zn = r;
-    }
-    af_mp_vec_set(Tcur, zc, N);
+    af_mp_vec_set(Tcur, c->T1 + (size_t) (k - 1) * N, N);
     for (unsigned j = 1; j < k; j++) {
       unsigned long num, den;
       af_mp_gbs_ratio(&num, &den, k, j);
@@ -763,7 +858,7 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
   size_t N = af_state_size(m->n, m->d);
   mpfr_prec_t prec = mpfr_get_prec(y[0]);
   mp_ctx c;
-  rc = ctx_init(&c, o->method, s, N, prec);
+  rc = ctx_init(&c, o->method, s, N, prec, m, w);
   if (rc != AF_OK)
     return rc;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
@@ -830,6 +925,8 @@ int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
       lo = t;
       hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
+      for (int i = 1; i < c.nthr; i++)
+        af_mp_work_set_piece(c.tw[i], 1, t, stop);
       rc = integrate_piece(y, t, stop, first ? rs->t : NULL, &hd, span, o,
                            &c, m, w, st, maxsteps, &ckr, k, ev0, tex);
       first = 0;
