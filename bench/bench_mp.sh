@@ -137,6 +137,15 @@ for sch in $SCHEMES; do
         say "FAIL: reference $sch $st not confirmed"; exit 1; }
     fi
 
+    # The peer's vector field is ours: f(0, y0) at 512 bits to 1e-70.
+    "$B" rhs0 --init "$init" --scheme "$sch" --prec 512 --out "$OUT/f0_ours_${sch}_$st.txt"
+    "$OUT/odeint_cap16" --init "$init" --scheme "$sch" --rhs0 "$OUT/f0_odeint_${sch}_$st.txt"
+    r=$("$B" compare --ref "$OUT/f0_ours_${sch}_$st.txt" --in "$OUT/f0_odeint_${sch}_$st.txt" \
+          --label f0 | grep '^RESULT')
+    say "# f(0, y0) $sch $st: odeint vs af_mp_rhs (512 bits): max difference $(value err "$r")"
+    awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
+      say "FAIL: the peer's vector field differs from af_mp_rhs"; exit 1; }
+
     r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
           --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_ours.txt" \
           --label ours | grep '^RESULT')
