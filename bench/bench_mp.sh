@@ -82,8 +82,11 @@ sed 's/\(m_k_max *= *\)8;/\116;/' "$SYS_HDR" > "$INC/$HDR"
 grep -q 'm_k_max = 16;' "$INC/$HDR" || {
   echo "bench_mp.sh: m_k_max = 8 not found in $SYS_HDR" >&2; exit 1; }
 PEER_SRC=$SRCDIR/bench/bench_mp_odeint.cpp
-$CXX $CXXFLAGS -o "$OUT/odeint_cap8" "$PEER_SRC" -lmpfr -lgmp
-$CXX $CXXFLAGS -I"$INC" -o "$OUT/odeint_cap16" "$PEER_SRC" -lmpfr -lgmp
+# (Kept in OUT and rebuilt only when the source is newer.)
+[ "$OUT/odeint_cap8" -nt "$PEER_SRC" ] ||
+  $CXX $CXXFLAGS -o "$OUT/odeint_cap8" "$PEER_SRC" -lmpfr -lgmp
+[ "$OUT/odeint_cap16" -nt "$PEER_SRC" ] ||
+  $CXX $CXXFLAGS -I"$INC" -o "$OUT/odeint_cap16" "$PEER_SRC" -lmpfr -lgmp
 PEERS=cap16
 [ "$STOCK" = 0 ] || PEERS="cap16 cap8"
 
