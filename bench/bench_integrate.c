@@ -1,4 +1,4 @@
-/* bench_integrate.c -- CPU time of af_integrate alone, in process (issue 6).
+/* bench_integrate.c -- CPU time of af_integrate alone, in process.
  *
  *   bench_integrate N D BETA PATH T RTOL ATOL [REPS]
  *

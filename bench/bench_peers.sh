@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench_peers.sh -- attnflow against its peers on identical work (issue 6).
+# bench_peers.sh -- attnflow against its peers on identical work.
 #
 #   bench/bench_peers.sh [BUILDDIR]      (BUILDDIR holds attnflow and
 #                                         bench/rhs_dump; default .)

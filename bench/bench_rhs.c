@@ -1,4 +1,4 @@
-/* bench_rhs.c -- cost of one right-hand-side evaluation (issue 2).
+/* bench_rhs.c -- cost of one right-hand-side evaluation.
  *
  * For each (n, d) of a grid and each scheme asked for, on a seeded random
  * state (directions uniform on S^{d-1}, radii uniform in [1/2, 2]) with
@@ -112,7 +112,7 @@ typedef struct {
 } plain_work;
 
 /* dy = f(y) for Q = K = V = I, softmax, schemes Post-LN, Pre-LN, Peri-LN
- * (spec M2, M3, S0 table): the obvious code, row by row.  The weighted sum
+ * (theory/theorems.md M2, M3, S0): the obvious code, row by row.  The weighted sum
  * runs k outer, i inner (contiguous rows): the cache-friendly order, so the
  * baseline is not handicapped by a strided loop. */
 static int plain_rhs(double *dy, const double *y, size_t n, size_t d,

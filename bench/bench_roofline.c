@@ -1,5 +1,5 @@
 /* bench_roofline.c -- the machine's limits and how close one right-hand
- * side gets to them (issue 6).
+ * side gets to them.
  *
  * Measures, on one core (run with OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1;
  * the program warns otherwise):

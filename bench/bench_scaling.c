@@ -1,4 +1,4 @@
-/* bench_scaling.c -- time per right-hand side against n and d (issue 6).
+/* bench_scaling.c -- time per right-hand side against n and d.
  *
  * For each n of --n at d = --d-fixed, and each d of --d at n = --n-fixed,
  * times one af_rhs (Post-LN, softmax, Q = K = V = I, BLAS kernel) on a

@@ -1,14 +1,14 @@
 #!/usr/bin/python3
-"""peer_scipy.py -- the peers of attnflow's double path (issue 6).
+"""peer_scipy.py -- the peers of attnflow's double path.
 
 What a user would write instead of attnflow, on the same work:
 
   solve   SciPy solve_ivp (DOP853 or RK45) with a NumPy right-hand side for
           Post-LN with softmax attention, Q = K = V = I -- the same field as
-          attnflow's (spec S0, M2): for theta_j = x_j / |x_j|,
+          attnflow's (theory/theorems.md S0, M2): for theta_j = x_j / |x_j|,
               A_j = sum_k softmax_k(beta <theta_j, theta_k>) theta_k,
               dx_j/dt = |x_j| (A_j - <theta_j, A_j> theta_j);
-  euler   the public Euler-plus-renormalize step (spec cases.md):
+  euler   the public Euler-plus-renormalize step (the public demo's):
               X <- normalize_rows(X + h softmax(beta X X^T) X),  h = 0.1.
 
 Helpers for bench/bench_peers.sh: time-cmd (wall and CPU time of a whole

@@ -1,12 +1,12 @@
 /* cert.h -- certified enclosures with Arb ball arithmetic (libafcert).
  *
  * A validated Taylor integrator for the small ODE systems of the theory
- * (../shared/spec/theory.md T4.1 for the six schemes, P1 for USA) and a
+ * (theory/theorems.md T4.1 for the six schemes, P1 for USA) and a
  * bisection prover for inequalities over intervals.  "Certified" means: the
  * exact solution of the stated ODE lies in the returned ball; every rounding
  * and truncation error is inside the radius.
  *
- * Method (../shared/spec/certified.md items 1-7), one step from (t, Y) to
+ * Method (theory/theorems.md, "Certified claims"), one step from (t, Y) to
  * t + h:
  *   1. a-priori enclosure B of the solution and of its Jacobian over
  *      [t, t + h] by Picard iteration on balls;

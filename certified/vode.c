@@ -1,5 +1,5 @@
 /* vode.c -- validated Taylor integration of small ODE systems in Arb balls
- * (see cert.h for the method and ../shared/spec/certified.md).
+ * (see cert.h for the method).
  *
  * The right-hand side is a straight-line program ("tape") of at most
  * TAPE_MAX operations: constants, the state variables, time, +, -, *, /,

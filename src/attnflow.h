@@ -399,6 +399,77 @@ int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
                    const af_sweep_spec *s, af_sweep_progress_fn progress,
                    void *ctx);
 
+/* The engine under af_sweep_pairs and 'attnflow sweep': runs handed out
+ * one at a time (a work queue), computed by OpenMP threads, each run's
+ * result a row of rowlen doubles.  The queue decides which run comes next
+ * and where a result goes, so the same engine serves one process (the
+ * default queue: runs 0..nruns-1 into an array) and a program that hands
+ * runs to other processes (MPI, in the attnflow command).
+ *
+ * task(row, r, ctx) computes run r into row (rowlen doubles) and returns
+ * its af_status; it is called concurrently from several threads. */
+typedef int (*af_sweep_task_fn)(double *row, size_t r, void *ctx);
+
+typedef struct {
+  /* Next run to compute: 1 and *r, or 0 when no run is left for this
+   * thread, or minus an af_status (-AF_EIO, ...) to stop every thread
+   * with that status. */
+  int (*next)(size_t *r, void *ctx);
+  /* The row and status of run r, finished by this process.  AF_OK, or an
+   * af_status that stops every thread. */
+  int (*done)(size_t r, const double *row, int status, void *ctx);
+  /* NULL, or run by one extra thread beside the computing ones until it
+   * returns (AF_OK or an error); for a queue fed by other processes. */
+  int (*serve)(void *ctx);
+  void *ctx;
+} af_sweep_queue;
+
+/* next and done are called inside '#pragma omp critical(af_sweep_queue)'
+ * (one thread at a time); a serve function that touches the queue's
+ * state takes the same critical section.  Threads: nthreads, 0 = the
+ * OpenMP default (one without OpenMP), plus one if serve is set.
+ * progress (may be NULL) is called after each done.  If q is NULL the
+ * default queue hands out runs 0..nruns-1 and stores row r at
+ * rows[r * rowlen] and its status at status[r] (both non-NULL), and
+ * progress counts to nruns; with a queue, rows, status and nruns are not
+ * used (progress receives done = runs finished here, total = 0).
+ * Returns AF_EINVAL / AF_ENOMEM before any run, else the first error of
+ * next, done or serve (AF_OK if none): a failed run is not an error of
+ * the engine, its status goes to done.  The rows do not depend on the
+ * number of threads as long as task(r) depends on r alone. */
+int af_sweep_exec(double *rows, int *status, size_t nruns, size_t rowlen,
+                  af_sweep_task_fn task, void *task_ctx,
+                  const af_sweep_queue *q, int nthreads,
+                  af_sweep_progress_fn progress, void *progress_ctx);
+
+/* One run of 'attnflow sweep': the observables of 'attnflow run' at each
+ * output time, with the same model, start and integrator. */
+typedef struct {
+  af_model model;          /* complete, weights included (see kaiming)   */
+  const char *init;        /* af_init_state spec                         */
+  double r0;               /* af_init_state r0 (NaN: its default)        */
+  unsigned long seed;      /* start (and Kaiming weights) seed           */
+  const double *times;     /* output times (>= 0, non-decreasing); the
+                              integration starts at t = 0                */
+  size_t ntimes;
+  af_integ_opts opts;
+  af_kernel kernel;
+  double cluster_cos;      /* af_observe threshold                       */
+  const af_obs_id *obs;    /* nobs observables, in column order          */
+  size_t nobs;
+  int kaiming;             /* 1: model.w is replaced by Kaiming weights,
+                              max(1, ceil(t_end / opts.h)) sets of time
+                              opts.h, drawn with af_weights_kaiming(seed)
+                              as 'attnflow run --weights kaiming' does   */
+} af_sweep_obs_spec;
+
+/* rows[i * nobs + k] = observable obs[k] at times[i] (NaN from a failure
+ * on); stats (may be NULL) receives the integrator's statistics.  Returns
+ * the run's status: AF_OK, an error of the start, weights or integration
+ * (AF_EINVAL for a bad spec). */
+int af_sweep_observe(double *rows, af_integ_stats *stats,
+                     const af_sweep_obs_spec *s);
+
 /* ------------------------------------------------------------------ */
 /* Small utilities.                                                     */
 /* ------------------------------------------------------------------ */

@@ -33,6 +33,11 @@ int af_cli_verify(int argc, char **argv);
 /* attnflow figure: data of the figures of docs/figures.md (cli_figure.c). */
 int af_cli_figure(int argc, char **argv);
 
+/* attnflow sweep: a grid of runs, on MPI ranks when started by mpirun
+ * or srun (cli_sweep.c).  Linked only into the program attnflow-sweep,
+ * built with MPI; 'attnflow sweep' executes that program (main.c). */
+int af_cli_sweep(int argc, char **argv);
+
 /* The whole command line as main received it (for provenance). */
 char **af_cli_argv(int *argc);
 

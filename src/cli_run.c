@@ -29,7 +29,7 @@
 
 /* Option indices O_*: cli_run.h. */
 
-static const af_cli_opt af_run_opts[] = {
+const af_cli_opt af_run_opts[] = {
     [O_HELP] = {"help", 0},
     [O_SCHEME] = {"scheme", 1},
     [O_N] = {"n", 1},
@@ -339,9 +339,8 @@ static int af_run_parse_mp(af_run_cfg *c) {
   return af_run_parse_rest(c);
 }
 
-/* Parse argv into c.  Returns AF_EXIT_OK, AF_EXIT_USAGE, or -1 after
- * printing the help. */
-static int af_run_parse(af_run_cfg *c, int argc, char **argv) {
+/* Parse argv into c (cli_run.h). */
+int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   af_cli_parser p;
   const char *val;
   int o;

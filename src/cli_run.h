@@ -8,6 +8,7 @@
 
 #include "attnflow.h"
 #include "attnflow_mp.h"
+#include "cli.h"
 #include "output.h"
 
 /* Option indices of the table in cli_run.c. */
@@ -55,6 +56,17 @@ typedef struct {
   const char *checkpoint, *resume;
   double checkpoint_every; /* seconds                                   */
 } af_run_cfg;
+
+/* The option table of 'attnflow run' (indices O_*), shared with
+ * 'attnflow sweep' (cli_sweep.c), which gives every run option to each
+ * run of its grid. */
+extern const af_cli_opt af_run_opts[];
+
+/* Parse argv (argv[0] the command name) into c, zeroed by the caller;
+ * c->times is malloc'ed (caller frees).  Returns AF_EXIT_OK,
+ * AF_EXIT_USAGE after printing the error, or -1 after printing the help
+ * (--help). */
+int af_run_parse(af_run_cfg *c, int argc, char **argv);
 
 /* The MPFR run (cli_run_mp.c): integrate from the double state y0 (made
  * exact at c->precision bits) through itimes (nitimes, the first skip of

@@ -11,9 +11,7 @@
 
 #include "cli.h"
 
-#ifndef AF_CLI_VERIFY
 static int af_cli_verify_exec(int argc, char **argv);
-#endif
 
 /* ------------------------------------------------------------ dispatch */
 
@@ -36,6 +34,12 @@ static const af_cli_command af_commands[] = {
      af_cli_verify_exec},
 #endif
     {"figure", "write the data of a figure of docs/figures.md", af_cli_figure},
+    {"sweep", "run a grid of runs (scheme, n, d, beta, seeds), on MPI ranks",
+#ifdef AF_CLI_SWEEP
+     af_cli_sweep},
+#else
+     af_cli_verify_exec}, /* executes attnflow-sweep */
+#endif
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 
@@ -93,7 +97,6 @@ int main(int argc, char **argv) {
 
 /* ------------------------------------------------------------ verify */
 
-#ifndef AF_CLI_VERIFY
 /* 'attnflow verify' runs in the program attnflow-verify, built from the
  * same sources plus the claims (proofs-numeric/) and the certified code
  * (certified/, Arb and FLINT).  Keeping those out of this program keeps
@@ -107,8 +110,9 @@ int main(int argc, char **argv) {
  * unchanged. */
 static int af_cli_verify_exec(int argc, char **argv) {
   (void)argc;
-  (void)argv;
-  static const char prog[] = "attnflow-verify";
+  /* 'attnflow sweep' likewise executes attnflow-sweep (MPI, cli_sweep.c). */
+  char prog[32];
+  snprintf(prog, sizeof prog, "attnflow-%s", argv[0]);
   char self[4096], here[4096 + sizeof prog];
   const char *tried[2];
   int ntried = 0;
@@ -123,7 +127,9 @@ static int af_cli_verify_exec(int argc, char **argv) {
     }
   }
 #ifdef AF_PKGLIBEXECDIR
-  tried[ntried++] = AF_PKGLIBEXECDIR "/attnflow-verify";
+  char lib[sizeof AF_PKGLIBEXECDIR + sizeof prog];
+  snprintf(lib, sizeof lib, "%s/%s", AF_PKGLIBEXECDIR, prog);
+  tried[ntried++] = lib;
 #endif
   fflush(stdout);
   int err = ENOENT;
@@ -131,12 +137,11 @@ static int af_cli_verify_exec(int argc, char **argv) {
     execv(tried[i], af_main_argv);
     if (errno != ENOENT || err == ENOENT) err = errno;
   }
-  af_cli_error("verify: cannot run %s%s%s: %s", ntried ? tried[0] : prog,
+  af_cli_error("%s: cannot run %s%s%s: %s", argv[0], ntried ? tried[0] : prog,
                ntried > 1 ? " or " : "", ntried > 1 ? tried[1] : "",
                strerror(err));
   return AF_EXIT_FAIL;
 }
-#endif
 
 /* ------------------------------------------------------------ schemes */
 

@@ -11,6 +11,13 @@
  * the result is bit-identical for every number of threads.  Start k is the
  * same for every beta (common random numbers: the diagram varies
  * smoothly in beta instead of carrying independent noise per column).
+ *
+ * One engine, af_sweep_exec, runs every sweep: threads take runs from a
+ * queue one at a time and hand each finished row back to it.  The phase
+ * diagrams use its default queue (runs 0..N-1 into an array); the
+ * command 'attnflow sweep' plugs in a queue that journals every row and,
+ * under MPI, hands runs to other processes (src/cli_sweep.c).  Its runs
+ * are af_sweep_observe: the observables of 'attnflow run' at each time.
  */
 #include <math.h>
 #include <stdint.h>
@@ -146,6 +153,136 @@ static int af_sweep_one(double *frac, const af_sweep_spec *s, size_t b,
   return rc;
 }
 
+/* ---------------------------------------------------------- engine */
+
+/* The default queue: runs 0..nruns-1 in order, rows into one array. */
+typedef struct {
+  size_t next, nruns, rowlen;
+  double *rows;
+  int *status;
+} af_sweep_dq;
+
+static int af_sweep_dq_next(size_t *r, void *vctx)
+{
+  af_sweep_dq *q = vctx;
+  if (q->next >= q->nruns)
+    return 0;
+  *r = q->next++;
+  return 1;
+}
+
+static int af_sweep_dq_done(size_t r, const double *row, int status,
+                            void *vctx)
+{
+  af_sweep_dq *q = vctx;
+  memcpy(q->rows + r * q->rowlen, row, q->rowlen * sizeof *row);
+  q->status[r] = status;
+  return AF_OK;
+}
+
+/* The loop of one computing thread; *err is shared (first error wins). */
+static void af_sweep_worker(size_t rowlen, af_sweep_task_fn task,
+                            void *task_ctx, const af_sweep_queue *q,
+                            size_t total, size_t *ndone, int *err,
+                            af_sweep_progress_fn progress, void *pctx)
+{
+  double *row = malloc(rowlen * sizeof *row);
+  for (;;) {
+    size_t r = 0;
+    int have;
+#ifdef _OPENMP
+#pragma omp critical(af_sweep_queue)
+#endif
+    {
+      if (row == NULL && *err == AF_OK)
+        *err = AF_ENOMEM;
+      have = *err != AF_OK ? 0 : q->next(&r, q->ctx);
+      if (have < 0) {
+        *err = -have;
+        have = 0;
+      }
+    }
+    if (!have)
+      break;
+    int st = task(row, r, task_ctx);
+#ifdef _OPENMP
+#pragma omp critical(af_sweep_queue)
+#endif
+    {
+      int rc = q->done(r, row, st, q->ctx);
+      if (rc != AF_OK && *err == AF_OK)
+        *err = rc;
+      (*ndone)++;
+      if (progress)
+        progress(*ndone, total, pctx);
+    }
+  }
+  free(row);
+}
+
+int af_sweep_exec(double *rows, int *status, size_t nruns, size_t rowlen,
+                  af_sweep_task_fn task, void *task_ctx,
+                  const af_sweep_queue *q, int nthreads,
+                  af_sweep_progress_fn progress, void *progress_ctx)
+{
+  if (task == NULL || rowlen == 0 || nthreads < 0 ||
+      (q == NULL && nruns > 0 && (rows == NULL || status == NULL)) ||
+      (q != NULL && (q->next == NULL || q->done == NULL)))
+    return AF_EINVAL;
+  if (q == NULL && nruns > 0 && rowlen > SIZE_MAX / sizeof(double) / nruns)
+    return AF_EINVAL;
+  af_sweep_dq dq = {0, nruns, rowlen, rows, status};
+  const af_sweep_queue dflt = {af_sweep_dq_next, af_sweep_dq_done, NULL, &dq};
+  const size_t total = q == NULL ? nruns : 0;
+  if (q == NULL)
+    q = &dflt;
+  int err = AF_OK;
+  size_t ndone = 0;
+#ifdef _OPENMP
+  const int extra = q->serve != NULL;
+  const int nth = nthreads > 0 ? nthreads : omp_get_max_threads();
+#pragma omp parallel num_threads(nth + extra)
+  {
+    if (extra && omp_get_thread_num() == 0) {
+      int rc = q->serve(q->ctx);
+#pragma omp critical(af_sweep_queue)
+      if (rc != AF_OK && err == AF_OK)
+        err = rc;
+    } else {
+      af_sweep_worker(rowlen, task, task_ctx, q, total, &ndone, &err,
+                      progress, progress_ctx);
+    }
+  }
+#else
+  /* One thread: a serving queue is served, not computed from here. */
+  if (q->serve != NULL)
+    err = q->serve(q->ctx);
+  else
+    af_sweep_worker(rowlen, task, task_ctx, q, total, &ndone, &err,
+                    progress, progress_ctx);
+#endif
+  return err;
+}
+
+/* ---------------------------------------------------- phase diagrams */
+
+typedef struct {
+  const af_sweep_spec *s;
+  unsigned long nevals; /* total, summed atomically */
+} af_sweep_pairs_ctx;
+
+static int af_sweep_pairs_task(double *row, size_t r, void *vctx)
+{
+  af_sweep_pairs_ctx *x = vctx;
+  unsigned long ne = 0;
+  int st = af_sweep_one(row, x->s, r / x->s->nsys, r % x->s->nsys, &ne);
+#ifdef _OPENMP
+#pragma omp atomic
+#endif
+  x->nevals += ne;
+  return st;
+}
+
 int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
                    const af_sweep_spec *s, af_sweep_progress_fn progress,
                    void *ctx)
@@ -166,36 +303,109 @@ int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
   int *st = status ? status : malloc(nruns * sizeof *st);
   if (st == NULL)
     return AF_ENOMEM;
-  unsigned long total_evals = 0;
-  size_t done = 0;
-  long nr = (long) nruns;
-#ifdef _OPENMP
-  int nth = s->nthreads > 0 ? s->nthreads : omp_get_max_threads();
-#pragma omp parallel for schedule(dynamic) num_threads(nth) \
-    reduction(+ : total_evals)
-#endif
-  for (long r = 0; r < nr; r++) {
-    size_t b = (size_t) r / s->nsys, k = (size_t) r % s->nsys;
-    unsigned long ne = 0;
-    st[r] = af_sweep_one(frac + (size_t) r * s->ntimes, s, b, k, &ne);
-    total_evals += ne;
-    if (progress) {
-#ifdef _OPENMP
-#pragma omp critical(af_sweep_progress)
-#endif
-      {
-        done++;
-        progress(done, nruns, ctx);
-      }
-    }
-  }
+  af_sweep_pairs_ctx x = {s, 0};
+  rc = af_sweep_exec(frac, st, nruns, s->ntimes, af_sweep_pairs_task, &x,
+                     NULL, s->nthreads, progress, ctx);
   if (nevals)
-    *nevals = total_evals;
-  rc = AF_OK;
+    *nevals = x.nevals;
   if (status == NULL) {
     for (size_t r = 0; r < nruns && rc == AF_OK; r++)
       rc = st[r];
     free(st);
   }
+  return rc;
+}
+
+/* ------------------------------------------------ observables of a run */
+
+/* Output callback of af_sweep_observe. */
+typedef struct {
+  const af_sweep_obs_spec *s;
+  const af_model *m;
+  af_work *w;
+  double *rows;
+  size_t ncalls, skip;
+  double obs[AF_OBS_COUNT];
+} af_sweep_obs_run;
+
+static int af_sweep_obs_out(double t, const double *y, void *vctx)
+{
+  af_sweep_obs_run *x = vctx;
+  size_t k = x->ncalls++;
+  if (k < x->skip)
+    return AF_OK;
+  k -= x->skip;
+  if (k >= x->s->ntimes)
+    return AF_EINVAL;
+  int rc = af_observe(x->obs, t, y, x->s->cluster_cos, x->m, x->w);
+  if (rc != AF_OK)
+    return rc;
+  for (size_t i = 0; i < x->s->nobs; i++)
+    x->rows[k * x->s->nobs + i] = x->obs[x->s->obs[i]];
+  return AF_OK;
+}
+
+int af_sweep_observe(double *rows, af_integ_stats *stats,
+                     const af_sweep_obs_spec *s)
+{
+  if (stats)
+    memset(stats, 0, sizeof *stats);
+  if (rows == NULL || s == NULL || s->init == NULL || s->times == NULL ||
+      s->ntimes == 0 || s->obs == NULL || s->nobs == 0 ||
+      s->nobs > SIZE_MAX / sizeof(double) / s->ntimes)
+    return AF_EINVAL;
+  for (size_t i = 0; i < s->nobs; i++)
+    if ((int) s->obs[i] < 0 || s->obs[i] >= AF_OBS_COUNT)
+      return AF_EINVAL;
+  for (size_t i = 0; i < s->ntimes * s->nobs; i++)
+    rows[i] = NAN;
+  for (size_t i = 0; i < s->ntimes; i++)
+    if (!(s->times[i] >= 0) || (i > 0 && s->times[i] < s->times[i - 1]))
+      return AF_EINVAL;
+  const size_t n = s->model.n, d = s->model.d;
+  af_model m = s->model;
+  af_weights *wts = NULL;
+  int rc = AF_OK;
+  if (s->kaiming) {
+    /* ceil(t_end / h) sets of time h each (at least one), t_end the last
+     * output time, as 'attnflow run --weights kaiming'. */
+    double layers = ceil(s->times[s->ntimes - 1] / s->opts.h);
+    if (!(s->opts.h > 0) || !(layers <= (double) (SIZE_MAX / 4)))
+      return AF_EINVAL;
+    wts = af_weights_alloc(d, layers < 1 ? 1 : (size_t) layers, s->opts.h);
+    rc = wts ? af_weights_kaiming(wts, s->seed) : AF_ENOMEM;
+    m.w = wts;
+  }
+  if (rc == AF_OK)
+    rc = af_model_validate(&m);
+  if (rc != AF_OK) {
+    af_weights_free(wts);
+    return rc;
+  }
+  af_work *w = af_work_alloc(n, d);
+  double *y = malloc(af_state_size(n, d) * sizeof *y);
+  double *itimes = malloc((s->ntimes + 1) * sizeof *itimes);
+  rc = (w && y && itimes) ? af_work_set_kernel(w, s->kernel) : AF_ENOMEM;
+  size_t line = 0;
+  if (rc == AF_OK)
+    rc = af_init_state(y, &line, s->init, n, d, s->r0, s->seed);
+  if (rc == AF_OK) {
+    /* The integration starts at t = 0. */
+    size_t skip = s->times[0] > 0 ? 1 : 0;
+    itimes[0] = 0;
+    memcpy(itimes + skip, s->times, s->ntimes * sizeof *itimes);
+    af_sweep_obs_run x = {s, &m, w, rows, 0, skip, {0}};
+    af_integ_stats st = {0, 0, 0};
+    rc = af_integrate(y, itimes, s->ntimes + skip, &m, &s->opts, w,
+                      af_sweep_obs_out, &x, &st);
+    if (rc == AF_OK && x.ncalls != s->ntimes + skip)
+      rc = AF_EINVAL;
+    if (stats)
+      *stats = st;
+  }
+  free(itimes);
+  free(y);
+  af_work_free(w);
+  af_weights_free(wts);
   return rc;
 }

@@ -1,7 +1,9 @@
 /* test_sweep.c -- sweeps of independent runs (src/sweep.c): the pair
  * fraction, the seed derivation, agreement of each run of a sweep with
  * the same run done alone by af_integrate, independence of the result
- * from the number of OpenMP threads, and argument errors.
+ * from the number of OpenMP threads, and argument errors; the engine
+ * af_sweep_exec under another queue (order, a serving thread) and the
+ * runs of 'attnflow sweep' (af_sweep_observe).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -218,6 +220,186 @@ START_TEST(test_sweep_progress_and_errors)
 }
 END_TEST
 
+/* One small run of 'attnflow sweep' per r: seed r + 1, beta from r. */
+static int obs_task(double *row, size_t r, void *ctx)
+{
+  (void) ctx;
+  static const double times[3] = {0.5, 1, 3};
+  static const af_obs_id obs[2] = {AF_OBS_cos_mean, AF_OBS_energy};
+  af_sweep_obs_spec s;
+  memset(&s, 0, sizeof s);
+  af_model_init(&s.model, 6, 3, 0.5 + (double) (r % 4), AF_PRE_LN);
+  s.init = "uniform";
+  s.r0 = 1;
+  s.seed = (unsigned long) r + 1;
+  s.times = times;
+  s.ntimes = 3;
+  af_integ_opts_init(&s.opts);
+  s.kernel = AF_KERNEL_BLAS;
+  s.cluster_cos = 0.9999;
+  s.obs = obs;
+  s.nobs = 2;
+  return af_sweep_observe(row, NULL, &s);
+}
+
+/* A queue that hands runs out last first and has a serving thread take
+ * every third run itself, as a remote rank would: the rows must be those
+ * of the default queue, each run done once. */
+typedef struct {
+  size_t left;       /* runs not handed out: left-1, ..., 0 */
+  double rows[24 * 6];
+  int done[24];
+  size_t served;
+} rev_queue;
+
+static int rev_next(size_t *r, void *ctx)
+{
+  rev_queue *q = ctx;
+  if (q->left == 0)
+    return 0;
+  *r = --q->left;
+  return 1;
+}
+
+static int rev_done(size_t r, const double *row, int status, void *ctx)
+{
+  rev_queue *q = ctx;
+  if (r >= 24 || status != AF_OK)
+    return AF_EINVAL;
+  memcpy(q->rows + r * 6, row, 6 * sizeof *row);
+  q->done[r]++;
+  return AF_OK;
+}
+
+static int rev_serve(void *ctx)
+{
+  rev_queue *q = ctx;
+  double row[6];
+  for (;;) {
+    size_t r = 0;
+    int have;
+#ifdef _OPENMP
+#pragma omp critical(af_sweep_queue)
+#endif
+    {
+      have = q->left % 3 == 0 ? rev_next(&r, q) : 0;
+      if (q->left == 0 && !have)
+        have = -1;
+    }
+    if (have < 0)
+      return AF_OK;
+    if (!have)
+      continue;
+    int st = obs_task(row, r, NULL);
+#ifdef _OPENMP
+#pragma omp critical(af_sweep_queue)
+#endif
+    {
+      rev_done(r, row, st, q);
+      q->served++;
+    }
+  }
+}
+
+START_TEST(test_exec_queue_order)
+{
+  enum { NR = 24, RL = 6 };
+  static double rows[NR * RL];
+  int st[NR];
+  AFT_OK(af_sweep_exec(rows, st, NR, RL, obs_task, NULL, NULL, 2, NULL,
+                       NULL));
+  for (size_t r = 0; r < NR; r++)
+    AFT_OK(st[r]);
+  static rev_queue q;
+  memset(&q, 0, sizeof q);
+  q.left = NR;
+  af_sweep_queue rq = {rev_next, rev_done, rev_serve, &q};
+  AFT_OK(af_sweep_exec(NULL, NULL, 0, RL, obs_task, NULL, &rq, 2, NULL,
+                       NULL));
+  for (size_t r = 0; r < NR; r++)
+    ck_assert_msg(q.done[r] == 1, "run %zu done %d times", r, q.done[r]);
+  ck_assert_msg(memcmp(rows, q.rows, sizeof rows) == 0,
+                "rows depend on the queue");
+  /* Errors: no task, a queue whose next fails. */
+  AFT_STATUS(af_sweep_exec(rows, st, NR, RL, NULL, NULL, NULL, 1, NULL, NULL),
+             AF_EINVAL);
+  AFT_STATUS(af_sweep_exec(NULL, NULL, NR, RL, obs_task, NULL, NULL, 1, NULL,
+                           NULL),
+             AF_EINVAL);
+}
+END_TEST
+
+/* Observables cos_mean and energy at the output calls after t = 0. */
+typedef struct {
+  const af_model *m;
+  af_work *w;
+  double v[6];
+  size_t k;
+} obs_collect;
+
+static int obs_collect_cb(double t, const double *y, void *ctx)
+{
+  obs_collect *c = ctx;
+  double obs[AF_OBS_COUNT];
+  if (c->k++ == 0)
+    return AF_OK;
+  if (c->k > 4)
+    return AF_EINVAL;
+  int rc = af_observe(obs, t, y, 0.9999, c->m, c->w);
+  c->v[2 * (c->k - 2)] = obs[AF_OBS_cos_mean];
+  c->v[2 * (c->k - 2) + 1] = obs[AF_OBS_energy];
+  return rc;
+}
+
+START_TEST(test_observe_matches_integrate)
+{
+  /* af_sweep_observe = af_init_state + af_integrate from t = 0 through
+   * the requested times (the first one > 0) + af_observe at each: the
+   * same bits as those calls made by hand. */
+  double row[6];
+  AFT_OK(obs_task(row, 5, NULL));
+  const double itimes[4] = {0, 0.5, 1, 3};
+  af_model m;
+  af_model_init(&m, 6, 3, 0.5 + 1, AF_PRE_LN);
+  double *y = malloc(af_state_size(6, 3) * sizeof *y);
+  af_work *w = af_work_alloc(6, 3);
+  ck_assert(y && w);
+  size_t line;
+  AFT_OK(af_init_state(y, &line, "uniform", 6, 3, 1, 6));
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  obs_collect c = {&m, w, {0}, 0};
+  af_integ_stats st;
+  AFT_OK(af_integrate(y, itimes, 4, &m, &o, w, obs_collect_cb, &c, &st));
+  ck_assert(c.k == 4);
+  for (size_t i = 0; i < 6; i++)
+    ck_assert_msg(row[i] == c.v[i], "value %zu: %.17g against %.17g", i,
+                  row[i], c.v[i]);
+  af_work_free(w);
+  free(y);
+  /* Bad specs: decreasing times, an unknown observable. */
+  af_sweep_obs_spec s;
+  memset(&s, 0, sizeof s);
+  af_model_init(&s.model, 6, 3, 1, AF_PRE_LN);
+  const double bad_times[2] = {1, 0.5};
+  const af_obs_id bad_obs[1] = {AF_OBS_COUNT};
+  const af_obs_id good_obs[1] = {AF_OBS_energy};
+  s.init = "uniform";
+  s.r0 = 1;
+  s.times = bad_times;
+  s.ntimes = 2;
+  af_integ_opts_init(&s.opts);
+  s.obs = good_obs;
+  s.nobs = 1;
+  s.cluster_cos = 0.9;
+  AFT_STATUS(af_sweep_observe(row, NULL, &s), AF_EINVAL);
+  ck_assert(isnan(row[0]) && isnan(row[1]));
+  s.times = itimes;
+  s.obs = bad_obs;
+  AFT_STATUS(af_sweep_observe(row, NULL, &s), AF_EINVAL);
+}
+END_TEST
+
 static Suite *sweep_suite(void)
 {
   Suite *s = suite_create("sweep");
@@ -228,6 +410,8 @@ static Suite *sweep_suite(void)
   tcase_add_test(tc, test_sweep_matches_single_runs);
   tcase_add_test(tc, test_sweep_thread_independent);
   tcase_add_test(tc, test_sweep_progress_and_errors);
+  tcase_add_test(tc, test_exec_queue_order);
+  tcase_add_test(tc, test_observe_matches_integrate);
   suite_add_tcase(s, tc);
   return s;
 }
