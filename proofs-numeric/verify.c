@@ -279,6 +279,7 @@ static const struct {
   {af_claims_t41, &af_claims_t41_count},
   {af_claims_ident, &af_claims_ident_count},
   {af_claims_cluster, &af_claims_cluster_count},
+  {af_claims_power, &af_claims_power_count},
   {af_claims_cert, &af_claims_cert_count},
 };
 
@@ -292,6 +293,11 @@ size_t af_claims_all(const af_claim **out, size_t cap)
       n++;
     }
   return n;
+}
+
+int af_claim_is_sanity(const af_claim *c)
+{
+  return c != NULL && c->title != NULL && strncmp(c->title, "sanity:", 7) == 0;
 }
 
 static int matches(const af_claim *c, const char *glob)

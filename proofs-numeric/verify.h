@@ -86,8 +86,14 @@ typedef struct {
   int arg;              /* passed to fn (e.g. an af_scheme_id)           */
   unsigned breaks;      /* AF_FAULT_* bits under which the claim must
                            come out FAIL (its power, checked by a test)  */
-  const char *title;    /* one line: what is claimed                     */
+  const char *title;    /* one line: what is claimed; "sanity: ..." marks
+                           a sanity check (af_claim_is_sanity)           */
 } af_claim;
+
+/* 1 if the claim is a sanity check, not a claim with power: no realistic
+ * change to src/ can make it fail, so it is counted apart (its title
+ * starts with "sanity:"). */
+int af_claim_is_sanity(const af_claim *c);
 
 /* Each claims file defines one table and its length. */
 #define AF_CLAIM_TABLE(name) \
@@ -97,6 +103,7 @@ AF_CLAIM_TABLE(af_claims_t41)
 AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
 AF_CLAIM_TABLE(af_claims_cert)
+AF_CLAIM_TABLE(af_claims_power)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

@@ -379,6 +379,15 @@ af_work *af_work_alloc(size_t n, size_t d)
 {
   if (n < 1 || d < 1)
     return NULL;
+  /* Every size below, checked: the largest are n (d + 2) + pad and
+   * n n + pad doubles; a size that overflows size_t is no allocation. */
+  size_t nd, nn, nd2, dd, big;
+  if (!af_size_mul(&nd, n, d) || !af_size_mul(&nn, n, n)
+      || !af_size_mul(&nd2, n, d + 2) || d + 2 < d
+      || !af_size_mul(&dd, d, d) || !af_size_add(&big, nd2, nn)
+      || !af_size_add(&big, big, AF_T_PAD + n)
+      || !af_size_mul(&big, big, sizeof(double)))
+    return NULL;
   af_work *w = calloc(1, sizeof *w);
   if (w == NULL)
     return NULL;
@@ -387,13 +396,12 @@ af_work *af_work_alloc(size_t n, size_t d)
   w->n = n;
   w->d = d;
   w->kernel = AF_KERNEL_BLAS;
-  size_t nd = n * d;
   w->th = malloc(nd * sizeof(double));
   /* T: n x d, and d x n plus the padding that small_weights reads past
    * its last row (zeros, never written). */
   w->T = calloc(nd + AF_T_PAD, sizeof(double));
   w->G = malloc(nd * sizeof(double));
-  w->S = malloc((n * n + AF_T_PAD) * sizeof(double)); /* see T */
+  w->S = malloc((nn + AF_T_PAD) * sizeof(double)); /* see T */
   w->A = malloc(nd * sizeof(double));
   w->P = malloc(nd * sizeof(double));
   w->c = malloc(n * sizeof(double));
@@ -402,10 +410,10 @@ af_work *af_work_alloc(size_t n, size_t d)
   w->amag = malloc(n * sizeof(double));
   w->gn = malloc(n * sizeof(double));
   w->ytmp = malloc((nd + n) * sizeof(double));
-  w->dtmp = malloc(d * d * sizeof(double));
+  w->dtmp = malloc(dd * sizeof(double));
   w->xn = malloc(n * sizeof(double));
-  w->Gx = malloc(n * (d + 2) * sizeof(double));
-  w->Ax = malloc(n * (d + 2) * sizeof(double));
+  w->Gx = malloc(nd2 * sizeof(double));
+  w->Ax = malloc(nd2 * sizeof(double));
   if (!w->th || !w->T || !w->G || !w->S || !w->A || !w->P || !w->c || !w->a
       || !w->Z || !w->amag || !w->gn || !w->ytmp || !w->dtmp || !w->xn
       || !w->Gx || !w->Ax) {
@@ -455,7 +463,13 @@ int af_work_set_kernel(af_work *w, af_kernel k)
 af_kernel af_work_kernel(const af_work *w) { return w->kernel; }
 unsigned long af_work_nevals(const af_work *w) { return w->nevals; }
 
-size_t af_state_size(size_t n, size_t d) { return n * d + n; }
+size_t af_state_size(size_t n, size_t d)
+{
+  size_t r;
+  if (!af_size_mul(&r, n, d + 1) || d + 1 == 0)
+    return 0;
+  return r;
+}
 
 double af_work_piece_time(const af_work *w, double t)
 {

@@ -137,6 +137,20 @@ int af_weights_kaiming(af_weights *w, unsigned long seed);
  * then V), '#' comments allowed.  *line receives the line of an error. */
 int af_weights_read(af_weights **w, const char *path, size_t d, size_t *line);
 
+/* Where and why a file read failed (af_weights_read_info,
+ * af_init_read_file_info): the line (0 if none), the count expected there
+ * and the count found (numbers in a row, or rows; 0 and 0 if no count is
+ * at fault), and a static description of the defect (NULL if the status
+ * says it all), e.g. "NUL byte", "empty field", "is a directory". */
+typedef struct {
+  size_t line;
+  size_t expected, found;
+  const char *what;
+} af_read_info;
+/* af_weights_read with the detail of a failure in *info (may be NULL). */
+int af_weights_read_info(af_weights **w, af_read_info *info,
+                         const char *path, size_t d);
+
 /* ------------------------------------------------------------------ */
 /* The model: everything that defines the vector field.                 */
 /* ------------------------------------------------------------------ */
@@ -188,7 +202,7 @@ int af_model_alpha_integrable(const af_model *m);
  * theta_j/|theta_j| follows the flow exactly: the integrators never
  * renormalize, and the deviation of |theta_j| from 1 (observable
  * "drift") measures their error on that invariant. */
-size_t af_state_size(size_t n, size_t d);
+size_t af_state_size(size_t n, size_t d); /* 0 if it overflows size_t */
 
 /* Kernels for the attention products. */
 typedef enum {
@@ -251,6 +265,13 @@ int af_init_state(double *y, size_t *line, const char *spec, size_t n,
 /* Read a CSV token file into y (n rows of d numbers). */
 int af_init_read_file(double *y, size_t *line, const char *path, size_t n,
                       size_t d);
+/* The same with the detail of a failure in *info (may be NULL).  Rows
+ * are strict: numbers separated by a comma and/or blanks, no empty field,
+ * no NUL byte, at most 65536 + 128 d bytes per line.  A row's norm is
+ * computed with scaling, so rows of tiny or huge finite norm (1e-200,
+ * 1e200) are read exactly onto the sphere. */
+int af_init_read_file_info(double *y, af_read_info *info, const char *path,
+                           size_t n, size_t d);
 
 /* ------------------------------------------------------------------ */
 /* Observables.                                                         */
@@ -322,6 +343,12 @@ typedef struct {
   int fixed;           /* 1: one-step GSL methods (rk8pd, rkf45, rkck)
                           take fixed steps of h too, for order studies;
                           rk4 and layers are always fixed               */
+  /* Optional: called now and then during the run (every 256 right-hand
+   * sides, every layer) with the time being worked on and the accepted
+   * steps so far, for a progress display; NULL: none.  It must not touch
+   * the run. */
+  void (*progress)(double t, unsigned long steps, void *ctx);
+  void *progress_ctx;
 } af_integ_opts;
 
 void af_integ_opts_init(af_integ_opts *o); /* rk8pd, 1e-10, 1e-12, h 0.01 */

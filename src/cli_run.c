@@ -14,7 +14,9 @@
  *      each callback return an error, so the temporary files are removed
  *      and no output (not even a partial stdout) appears.
  */
+#include <float.h>
 #include <math.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +25,7 @@
 
 #include "cli.h"
 #include "cli_run.h"
+#include "internal.h"
 #include "output.h"
 
 /* ------------------------------------------------------------ options */
@@ -351,7 +354,12 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
       af_run_help();
       return -1;
     }
-    c->arg[o] = val; /* the last occurrence wins */
+    if (c->arg[o] != NULL) {
+      af_cli_error("--%s given twice ('%s', then '%s')", af_run_opts[o].name,
+                   c->arg[o], val);
+      return AF_EXIT_USAGE;
+    }
+    c->arg[o] = val;
   }
   static const int required[] = {O_SCHEME, O_N, O_D, O_BETA};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
@@ -508,11 +516,19 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   }
   if (a[O_H] && !af_run_range(&c->integ.h, O_H, a[O_H], 0, 1, INFINITY))
     return AF_EXIT_USAGE;
-  if (a[O_RTOL] && !af_run_range(&c->integ.rtol, O_RTOL, a[O_RTOL], 0, 1,
-                                 INFINITY))
-    return AF_EXIT_USAGE;
-  if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1,
-                                 INFINITY))
+  /* Tolerances: a relative one below the rounding unit DBL_EPSILON asks
+   * for more than double arithmetic resolves (the step size shrinks
+   * without end), one of 1 or more for no accuracy at all; an absolute
+   * one above 1 exceeds every coordinate of a direction on the sphere. */
+  if (a[O_RTOL]) {
+    if (!af_cli_double(&c->integ.rtol, "rtol", a[O_RTOL])) return AF_EXIT_USAGE;
+    if (!(c->integ.rtol >= DBL_EPSILON && c->integ.rtol < 1)) {
+      af_cli_error("--rtol must be in [%.3g, 1) (DBL_EPSILON to 1; got %s)",
+                   DBL_EPSILON, a[O_RTOL]);
+      return AF_EXIT_USAGE;
+    }
+  }
+  if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1, 1))
     return AF_EXIT_USAGE;
   if (a[O_MAX_STEPS]) {
     if (!af_cli_ulong(&c->integ.max_steps, "max-steps", a[O_MAX_STEPS]))
@@ -523,6 +539,22 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
     }
   }
 
+  /* Fixed steps (rk4, layers): the step count of each output interval is
+   * known now; more than --max-steps would fail only at the end of it. */
+  if (c->integ.method == AF_METHOD_RK4 || c->integ.method == AF_METHOD_LAYERS) {
+    double lim = c->integ.max_steps ? (double)c->integ.max_steps : 1e7;
+    for (size_t k = 0; k < c->ntimes; k++) {
+      double span = c->times[k] - (k ? c->times[k - 1] : 0);
+      if (ceil(span / c->integ.h) > lim) {
+        af_cli_error("--h %s: %s needs %.3g steps from t = %.17g to %.17g, "
+                     "more than --max-steps %.0f",
+                     a[O_H] ? a[O_H] : "0.01", af_method_name(c->integ.method),
+                     ceil(span / c->integ.h), k ? c->times[k - 1] : 0.0,
+                     c->times[k], lim);
+        return AF_EXIT_USAGE;
+      }
+    }
+  }
   if (c->integ.method == AF_METHOD_LAYERS) {
     /* The layer maps output at layer boundaries only: t = l h within the
      * relative 1e-9 that af_integrate accepts (attnflow.h). */
@@ -636,7 +668,34 @@ typedef struct {
   int out_entered;     /* the --out callback was called */
   const char *fail_path; /* file that could not be written (NULL: --out) */
   int fail_errno;      /* errno of a failed file creation, else 0 */
+  /* Streaming to standard output (output.h): rows written so far, and
+   * the provenance entries before the run's statistics. */
+  int stream;
+  size_t streamed, nprov;
+  int stream_errno;    /* a streamed row could not be written: errno + 1 */
+  af_out_progress *prog; /* erased before a streamed row (one screen) */
 } af_run_ctx;
+
+/* Row k, streamed: the provenance and header first. */
+static int af_run_stream_row(af_run_ctx *x, size_t k) {
+  const af_run_cfg *c = x->c;
+  int rc = AF_OK, jsonl = c->format == AF_FMT_JSONL;
+  if (x->prog) af_out_progress_end(x->prog);
+  if (x->streamed == 0) {
+    rc = jsonl ? af_out_provenance_jsonl(stdout, x->prov)
+               : af_out_provenance_csv(stdout, x->prov);
+    if (rc == AF_OK && !jsonl)
+      rc = af_out_csv_header(stdout, c->obs_names, c->nobs);
+  }
+  const double *row = x->rows + k * c->nobs;
+  if (rc == AF_OK)
+    rc = jsonl ? af_out_jsonl_row(stdout, c->obs_names, row, c->nobs)
+               : af_out_csv_row(stdout, row, c->nobs);
+  if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  if (rc == AF_EIO) x->stream_errno = errno + 1;
+  x->streamed++;
+  return rc;
+}
 
 static int af_run_output(double t, const double *y, void *vctx) {
   af_run_ctx *x = vctx;
@@ -648,7 +707,7 @@ static int af_run_output(double t, const double *y, void *vctx) {
   if (rc != AF_OK) return rc;
   for (size_t i = 0; i < x->c->nobs; i++)
     x->rows[k * x->c->nobs + i] = x->obs[x->c->obs[i]];
-  return AF_OK;
+  return x->stream ? af_run_stream_row(x, k) : AF_OK;
 }
 
 static int af_run_integrate(af_run_ctx *x) {
@@ -701,7 +760,7 @@ static int af_run_out_cb(FILE *f, void *vctx) {
     if (rc != AF_OK && !(x->ran && x->run_status != AF_OK)) {
       /* The run did not fail: the state file could not be written. */
       x->fail_path = c->save_state;
-      x->fail_errno = x->save_entered ? 0 : errno;
+      x->fail_errno = errno; /* kept by af_write_atomic */
     }
   } else {
     rc = af_run_integrate(x);
@@ -717,6 +776,10 @@ static int af_run_out_cb(FILE *f, void *vctx) {
     const char *blas = af_blas_library();
     rc = af_prov_add_str(x->prov, "blas", blas ? blas : "none (products in-house)");
   }
+  if (x->stream) /* the rows are out: the statistics follow them */
+    return rc == AF_OK ? af_out_prov_tail(f, x->prov, x->nprov,
+                                          c->format == AF_FMT_JSONL)
+                       : rc;
   if (c->format == AF_FMT_CSV) {
     if (rc == AF_OK) rc = af_out_provenance_csv(f, x->prov);
     if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, c->nobs);
@@ -819,16 +882,106 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
   return rc;
 }
 
-/* Message for a failed file read: "PATH:LINE: what" or "PATH: what". */
-static void af_run_file_error(const char *what, const char *path, size_t line,
-                              int rc, int err) {
-  if (line > 0)
-    af_cli_error("%s %s:%zu: %s", what, path, line, af_strerror(rc));
+/* Message for a failed file read: "PATH:LINE: status[: detail]" or
+ * "PATH: status (system error)"; the detail names the defect and the
+ * count expected ("expected 3 numbers in the row, found 4"). */
+static void af_run_file_error(const char *what, const char *path,
+                              const af_read_info *info, int rc, int err) {
+  char detail[160] = "";
+  if (info->what != NULL && info->expected > 0)
+    snprintf(detail, sizeof detail, ": expected %zu %s, found %zu",
+             info->expected, info->what, info->found);
+  else if (info->what != NULL)
+    snprintf(detail, sizeof detail, ": %s", info->what);
+  if (info->line > 0)
+    af_cli_error("%s %s:%zu: %s%s", what, path, info->line, af_strerror(rc),
+                 detail);
+  else if (rc == AF_EIO && err == EISDIR)
+    af_cli_error("%s %s: is a directory, not a file", what, path);
   else if (rc == AF_EIO && err != 0)
     af_cli_error("%s %s: %s (%s)", what, path, af_strerror(rc),
                  strerror(err));
   else
-    af_cli_error("%s %s: %s", what, path, af_strerror(rc));
+    af_cli_error("%s %s: %s%s", what, path, af_strerror(rc), detail);
+}
+
+/* Bytes as "123456789 bytes (117.7 MiB)". */
+static const char *af_run_bytes(char *buf, size_t cap, double b) {
+  static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  int u = -1;
+  double v = b;
+  while (v >= 1024 && u < 5) {
+    v /= 1024;
+    u++;
+  }
+  if (u < 0)
+    snprintf(buf, cap, "%.0f bytes", b);
+  else
+    snprintf(buf, cap, "%.4g bytes (%.1f %s)", b, v, unit[u]);
+  return buf;
+}
+
+/* Refuse, with the amounts, a run whose memory (bytes, a double so that
+ * it cannot wrap) exceeds the machine's physical memory.  what names the
+ * request.  1 if it fits or the machine's size is unknown. */
+static int af_run_fits(double bytes, const char *what) {
+  size_t phys = af_mem_physical();
+  char b1[64], b2[64];
+  if (phys == 0 || bytes <= (double)phys) return 1;
+  af_cli_error("%s needs about %s of memory, more than the %s of this "
+               "machine",
+               what, af_run_bytes(b1, sizeof b1, bytes),
+               af_run_bytes(b2, sizeof b2, (double)phys));
+  return 0;
+}
+
+/* Memory of a run of n tokens in d dimensions, estimated from above:
+ * the n x n attention matrix, the state and about 40 state-sized arrays
+ * (kernel scratch, integrator stages), for doubles or for MPFR numbers of
+ * prec bits (two kernel workspaces: integrator and observables). */
+static int af_run_check_size(const af_run_cfg *c) {
+  size_t N = af_state_size(c->n, c->d), nn, rows;
+  char what[160];
+  snprintf(what, sizeof what, "n = %zu, d = %zu", c->n, c->d);
+  if (N == 0 || !af_size_mul(&nn, c->n, c->n) ||
+      !af_size_mul(&rows, c->ntimes, c->nobs) ||
+      !af_size_mul(&rows, rows, sizeof(double))) {
+    af_cli_error("%s: the state of n (d + 1) numbers overflows the address "
+                 "space",
+                 what);
+    return 0;
+  }
+  double per = (double)sizeof(double), mats = (double)nn;
+  if (c->precision) {
+    per = (double)sizeof(mpfr_t) +
+          (double)((c->precision + mp_bits_per_limb - 1) / mp_bits_per_limb) *
+              (double)(mp_bits_per_limb / 8);
+    mats = 2 * (double)nn;
+  }
+  double dd = (double)c->d * (double)c->d;
+  return af_run_fits(per * (mats + 40 * (double)N + dd + (double)rows), what);
+}
+
+/* SIGINT, SIGTERM, SIGHUP: remove the temporary files being written
+ * (af_tmp_cleanup, async-signal-safe), then die of the signal as if
+ * there were no handler. */
+static void af_run_on_signal(int sig) {
+  af_tmp_cleanup();
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void af_run_signals(void) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+    struct sigaction sa, old;
+    if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+      continue; /* ignored (nohup): stays ignored */
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = af_run_on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sigs[i], &sa, NULL);
+  }
 }
 
 int af_cli_run(int argc, char **argv) {
@@ -847,15 +1000,24 @@ int af_cli_run(int argc, char **argv) {
     goto done;
   }
   if (ex != AF_EXIT_OK) goto done;
+  if (!af_run_check_size(&c)) {
+    ex = AF_EXIT_FAIL;
+    goto done;
+  }
+  af_run_signals();
 
   /* Weights. */
   if (strcmp(c.weights, "kaiming") == 0) {
-    /* ceil(t_end/h) sets of time h each (at least one). */
+    /* ceil(t_end/h) sets of time h each (at least one): three d x d
+     * matrices and three pointers per set. */
     double L = ceil(c.t_end / c.integ.h);
-    if (!(L <= (double)(SIZE_MAX / 4))) {
-      af_cli_error("--weights kaiming: t_end/h = %g layers is too many",
-                   c.t_end / c.integ.h);
-      ex = AF_EXIT_USAGE;
+    char what[160];
+    snprintf(what, sizeof what, "--weights kaiming: %.4g weight sets (t_end/h)",
+             L);
+    if (!af_run_fits(fmax(L, 1) * 3 *
+                         ((double)c.d * (double)c.d + 1) * sizeof(double),
+                     what)) {
+      ex = AF_EXIT_FAIL;
       goto done;
     }
     wts = af_weights_alloc(c.d, L < 1 ? 1 : (size_t)L, c.integ.h);
@@ -866,11 +1028,11 @@ int af_cli_run(int argc, char **argv) {
       goto done;
     }
   } else if (strcmp(c.weights, "identity") != 0) {
-    size_t line = 0;
+    af_read_info info;
     errno = 0;
-    rc = af_weights_read(&wts, c.weights, c.d, &line);
+    rc = af_weights_read_info(&wts, &info, c.weights, c.d);
     if (rc != AF_OK) {
-      af_run_file_error("--weights", c.weights, line, rc, errno);
+      af_run_file_error("--weights", c.weights, &info, rc, errno);
       ex = AF_EXIT_FAIL;
       goto done;
     }
@@ -912,18 +1074,23 @@ int af_cli_run(int argc, char **argv) {
     ex = af_cli_exit_status(rc);
     goto done;
   }
-  {
-    size_t line = 0;
+  if (strncmp(c.init, "file:", 5) == 0) {
+    af_read_info info;
     errno = 0;
+    rc = af_init_read_file_info(y, &info, c.init + 5, c.n, c.d);
+    if (rc != AF_OK) {
+      af_run_file_error("--init", c.init + 5, &info, rc, errno);
+      ex = AF_EXIT_FAIL; /* a malformed or unreadable file */
+      goto done;
+    }
+    if (!isnan(c.r0)) /* --r0 sets every radius (af_init_state) */
+      for (size_t j = 0; j < c.n; j++) y[c.n * c.d + j] = c.r0;
+  } else {
+    size_t line = 0;
     rc = af_init_state(y, &line, c.init, c.n, c.d, c.r0, c.seed);
     if (rc != AF_OK) {
-      if (strncmp(c.init, "file:", 5) == 0) {
-        af_run_file_error("--init", c.init + 5, line, rc, errno);
-        ex = AF_EXIT_FAIL; /* a malformed or unreadable file */
-      } else {
-        af_cli_error("--init %s: %s", c.init, af_strerror(rc));
-        ex = af_cli_exit_status(rc);
-      }
+      af_cli_error("--init %s: %s", c.init, af_strerror(rc));
+      ex = af_cli_exit_status(rc);
       goto done;
     }
   }
@@ -957,11 +1124,27 @@ int af_cli_run(int argc, char **argv) {
   x.rows = rows;
   x.obs = obs;
   x.run_status = AF_OK;
+  x.stream = af_out_streams(c.out);
+  x.nprov = prov.n;
+  /* Progress on a terminal (output.c); c.integ is x.c->integ. */
+  af_out_progress prog;
+  af_out_progress_init(&prog, 0, c.t_end);
+  if (prog.on) {
+    c.integ.progress = af_out_progress_fn;
+    c.integ.progress_ctx = &prog;
+    x.prog = &prog;
+  }
   errno = 0;
   rc = af_write_atomic(c.out, af_run_out_cb, &x);
-  int err = x.out_entered ? x.fail_errno : errno;
+  int err = x.fail_path ? x.fail_errno : errno;
+  af_out_progress_end(&prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
+  } else if (x.stream_errno) { /* standard output failed, not the run */
+    af_cli_error("cannot write %s: %s (%s)",
+                 strcmp(c.out, "-") ? c.out : "standard output",
+                 af_strerror(AF_EIO), strerror(x.stream_errno - 1));
+    ex = AF_EXIT_FAIL;
   } else if (x.ran && x.run_status != AF_OK) {
     af_cli_error("run failed at t = %.17g: %s (%s)", x.stats.t_reached,
                  af_strerror(x.run_status), af_status_name(x.run_status));

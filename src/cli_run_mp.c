@@ -25,6 +25,13 @@
  *   y <%Ra>           (len lines: the state)
  *   row <%Ra> ...     (the output rows already computed)
  *   end
+ *   checksum fnv1a64 <16 hex digits: FNV-1a of every byte above>
+ *
+ * The reader is strict and bounded: lines no longer than the values of
+ * the run's precision need, no NUL byte, nothing after the checksum; a
+ * checksum that is missing or does not match is an error naming the
+ * file.  A checkpoint that cannot be written (a full disk) is reported
+ * once and the run goes on, so its output is still written.
  *
  * --resume PATH reads it back exactly and continues: the step sequence
  * depends only on (t, y, h) and the piece of the field (attnflow_mp.h),
@@ -45,9 +52,11 @@
 
 #include "cli.h"
 #include "cli_run.h"
+#include "internal.h"
 
 #define RND MPFR_RNDN
 #define CK_MAGIC "# attnflow checkpoint v1"
+#define CK_CHECKSUM "checksum fnv1a64 "
 
 /* Provenance keys that do not change the numbers of a run: they may
  * differ between a checkpoint and the run that resumes it. */
@@ -141,8 +150,15 @@ typedef struct {
   mpfr_t *cky;
   const char *fail_path;     /* file that could not be written         */
   int fail_errno;
+  int ck_warned;             /* a failed checkpoint was reported       */
+  af_out_progress prog;      /* progress line (output.c)               */
+  int stream;                /* rows streamed to stdout (output.h)     */
+  size_t streamed, nprov;
+  int stream_errno;          /* streaming failed: errno + 1            */
   int run_status, ran;
 } af_mp_run;
+
+static int af_mp_stream(af_mp_run *x);
 
 static int af_mp_output(double t, mpfr_t *y, void *vctx) {
   af_mp_run *x = vctx;
@@ -158,7 +174,7 @@ static int af_mp_output(double t, mpfr_t *y, void *vctx) {
   }
   for (size_t i = 0; i < x->c->nobs; i++)
     mpfr_set(x->rows[k * x->c->nobs + i], x->obs[x->c->obs[i]], RND);
-  return AF_OK;
+  return x->stream ? af_mp_stream(x) : AF_OK;
 }
 
 /* Rows already computed: outputs called minus the prepended t = 0. */
@@ -199,10 +215,17 @@ static int af_mp_ck_writer(FILE *f, void *vctx) {
   return bad ? AF_EIO : AF_OK;
 }
 
+/* The checkpoint and its checksum line. */
+static int af_mp_ck_writer_sum(FILE *f, void *vctx) {
+  return af_write_checksummed(f, af_mp_ck_writer, vctx, CK_CHECKSUM);
+}
+
 /* af_mp_integrate's checkpoint callback: save at most every
  * --checkpoint-every seconds, and always at the end or a failure. */
 static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
   af_mp_run *x = vctx;
+  af_out_progress_show(&x->prog, ck->stats.t_reached, ck->stats.steps);
+  if (x->c->checkpoint == NULL) return AF_OK; /* (called for the progress) */
   double t = af_mp_now();
   if (ck->event == AF_MP_CK_STEP && t - x->last_ck < x->c->checkpoint_every)
     return AF_OK;
@@ -211,26 +234,46 @@ static int af_mp_checkpoint(const af_mp_ckpt *ck, mpfr_t *y, void *vctx) {
   x->ck = ck;
   x->cky = y;
   errno = 0;
-  int rc = af_write_atomic(x->c->checkpoint, af_mp_ck_writer, x);
-  if (rc != AF_OK && ck->event != AF_MP_CK_FAIL) {
-    /* (after a failure the run's own error is the one to report) */
-    x->fail_path = x->c->checkpoint;
-    x->fail_errno = errno;
-  }
+  int rc = af_write_atomic(x->c->checkpoint, af_mp_ck_writer_sum, x);
   x->last_ck = af_mp_now();
+  if (rc != AF_OK && ck->event != AF_MP_CK_FAIL) {
+    /* (after a failure the run's own error is the one to report) A lost
+     * checkpoint must not cost the run: report it, go on. */
+    int err = errno;
+    af_out_progress_end(&x->prog);
+    if (!x->ck_warned || ck->event == AF_MP_CK_END)
+      af_cli_warn("cannot write checkpoint '%s': %s%s%s; the run goes on",
+                  x->c->checkpoint, af_strerror(rc), err ? ": " : "",
+                  err ? strerror(err) : "");
+    x->ck_warned = 1;
+    return AF_OK;
+  }
   return rc;
 }
 
 /* ------------------------------------------------------------ resume */
 
-/* Next line of f into *buf (getline; newline removed); 0 at EOF or for
- * a last line without its newline (a truncated file). */
-static int af_mp_line(char **buf, size_t *cap, FILE *f, size_t *lno) {
-  ssize_t l = getline(buf, cap, f);
-  if (l < 0) return 0;
-  (*lno)++;
-  if (l == 0 || (*buf)[l - 1] != '\n') return 0;
-  (*buf)[--l] = '\0';
+/* The checkpoint reader's line source: bounded lines (max bytes), the
+ * running FNV-1a hash of the bytes read, the line number. */
+typedef struct {
+  FILE *f;
+  char *buf;
+  size_t cap, max, lno;
+  uint64_t h;
+} af_mp_rd;
+
+/* Next line into r->buf (newline removed, hashed with it); 0 at EOF, for
+ * a last line without its newline (a truncated file), a NUL byte or a
+ * line longer than r->max. */
+static int af_mp_line(af_mp_rd *r) {
+  size_t l;
+  int nl;
+  int g = af_read_line(&r->buf, &r->cap, &l, &nl, r->max, r->f);
+  if (g == AF_LINE_EOF) return 0;
+  r->lno++;
+  if (g != AF_LINE_OK || !nl) return 0;
+  r->h = af_fnv1a64(r->h, r->buf, l);
+  r->h = af_fnv1a64(r->h, "\n", 1);
   return 1;
 }
 
@@ -276,23 +319,30 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       "status", "next_out", "piece_lo", "piece_hi", "h", "steps",
       "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs"};
   enum { NK = sizeof keys / sizeof keys[0] };
-  char *buf = NULL;
-  size_t cap = 0, lno = 0;
+  /* Longest valid line: a row of nobs values of prec bits (%Ra: about
+   * prec/4 hex digits and an exponent each), or the parameters. */
+  af_mp_rd r = {f, NULL, 0, 0, 0, AF_FNV1A64_INIT};
+  size_t per = (size_t)x->prec / 4 + 64, max;
+  if (!af_size_mul(&max, x->c->nobs + 1, per) ||
+      !af_size_add(&max, max, strlen(x->params) + 4096))
+    return AF_ENOMEM;
+  r.max = max;
   int rc = AF_EPARSE;
   const char *v;
   unsigned long u;
+  uint64_t want, sum;
+  int params_differ = 0, bad_sum = 0;
   *line = 0;
   msg[0] = '\0';
-  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, CK_MAGIC) != 0) goto bad;
+  if (!af_mp_line(&r) || strcmp(r.buf, CK_MAGIC) != 0) goto bad;
   for (int k = 0; k < NK; k++) {
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, keys[k])) == NULL)
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, keys[k])) == NULL)
       goto bad;
     switch (k) {
     case 0:
-      if (strcmp(v, x->params) != 0) {
+      if (strcmp(v, x->params) != 0) { /* reported once the file is read */
         af_mp_params_diff(msg, msgcap, v, x->params);
-        rc = AF_EINVAL;
-        goto bad;
+        params_differ = 1;
       }
       break;
     case 1: {
@@ -370,16 +420,16 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
     }
   }
   const char *e;
-  if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "t")) == NULL ||
+  if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "t")) == NULL ||
       !af_mp_parse_mpfr(ck->t, v, &e) || *e != '\0')
     goto bad;
   for (size_t i = 0; i < x->N; i++)
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "y")) == NULL ||
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "y")) == NULL ||
         !af_mp_parse_mpfr(x->y[i], v, &e) || *e != '\0')
       goto bad;
   size_t nr = af_mp_nrows(x), nobs = x->c->nobs;
   for (size_t k = 0; k < nr; k++) {
-    if (!af_mp_line(&buf, &cap, f, &lno) || (v = af_mp_key(buf, "row")) == NULL)
+    if (!af_mp_line(&r) || (v = af_mp_key(r.buf, "row")) == NULL)
       goto bad;
     for (size_t i = 0; i < nobs; i++) {
       if (!af_mp_parse_mpfr(x->rows[k * nobs + i], v, &e)) goto bad;
@@ -387,19 +437,39 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       v = e + 1;
     }
   }
-  if (!af_mp_line(&buf, &cap, f, &lno) || strcmp(buf, "end") != 0) goto bad;
-  if (af_mp_line(&buf, &cap, f, &lno)) goto bad; /* nothing after "end" */
-  if (ferror(f)) {
-    rc = AF_EIO;
-    lno = 0;
+  if (!af_mp_line(&r) || strcmp(r.buf, "end") != 0) goto bad;
+  /* The checksum of every byte above, then nothing. */
+  sum = r.h;
+  if (!af_mp_line(&r) || af_checksum_line(&want, r.buf, CK_CHECKSUM) != 1) {
+    snprintf(msg, msgcap, "no checksum line after 'end'");
+    bad_sum = 1;
     goto bad;
   }
-  free(buf);
+  if (want != sum) {
+    snprintf(msg, msgcap, "checksum mismatch: the file was changed or "
+             "damaged");
+    bad_sum = 1;
+    goto bad;
+  }
+  size_t before = r.lno;
+  if (af_mp_line(&r) || r.lno != before) goto bad; /* nothing after it */
+  if (ferror(f)) {
+    rc = AF_EIO;
+    r.lno = 0;
+    goto bad;
+  }
+  free(r.buf);
+  if (params_differ) return AF_EINVAL; /* intact, but of another run */
   return AF_OK;
 bad:
-  if (rc == AF_EPARSE) *line = ferror(f) ? 0 : (lno ? lno : 1);
-  if (rc == AF_EPARSE && ferror(f)) rc = AF_EIO;
-  free(buf);
+  if (params_differ && !bad_sum && rc == AF_EPARSE) {
+    rc = AF_EINVAL; /* another run's checkpoint: its fields do not fit */
+  } else {
+    if (!bad_sum) msg[0] = '\0';
+    if (rc == AF_EPARSE) *line = ferror(f) ? 0 : (r.lno ? r.lno : 1);
+    if (rc == AF_EPARSE && ferror(f)) rc = AF_EIO;
+  }
+  free(r.buf);
   return rc;
 }
 
@@ -443,6 +513,45 @@ static int af_mp_value(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
   return r < 0 ? AF_EIO : AF_OK;
 }
 
+/* Provenance (and the CSV header) of the output. */
+static int af_mp_write_head(FILE *f, const af_mp_run *x) {
+  const af_run_cfg *c = x->c;
+  if (c->format == AF_FMT_JSONL) return af_out_provenance_jsonl(f, x->prov);
+  int rc = af_out_provenance_csv(f, x->prov);
+  return rc == AF_OK ? af_out_csv_header(f, c->obs_names, c->nobs) : rc;
+}
+
+/* Output row k. */
+static int af_mp_write_row(FILE *f, const af_mp_run *x, size_t k) {
+  const af_run_cfg *c = x->c;
+  size_t nobs = c->nobs;
+  int rc = AF_OK, jsonl = c->format == AF_FMT_JSONL;
+  if (jsonl && putc('{', f) == EOF) rc = AF_EIO;
+  for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
+    if (i > 0 && fputs(jsonl ? ", " : ",", f) < 0) rc = AF_EIO;
+    if (rc == AF_OK && jsonl) {
+      rc = af_out_json_string(f, c->obs_names[i]);
+      if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
+    }
+    if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
+  }
+  if (rc == AF_OK && fputs(jsonl ? "}\n" : "\n", f) < 0) rc = AF_EIO;
+  return rc;
+}
+
+/* Stream the rows computed so far (after a resume: those of the
+ * checkpoint too), the head first. */
+static int af_mp_stream(af_mp_run *x) {
+  int rc = AF_OK;
+  af_out_progress_end(&x->prog); /* (one screen: the rows, then progress) */
+  if (x->streamed == 0) rc = af_mp_write_head(stdout, x);
+  for (size_t n = af_mp_nrows(x); x->streamed < n && rc == AF_OK; x->streamed++)
+    rc = af_mp_write_row(stdout, x, x->streamed);
+  if (rc == AF_OK && fflush(stdout) != 0) rc = AF_EIO;
+  if (rc == AF_EIO) x->stream_errno = errno + 1;
+  return rc;
+}
+
 static int af_mp_out_cb(FILE *f, void *vctx) {
   af_mp_run *x = vctx;
   const af_run_cfg *c = x->c;
@@ -467,30 +576,16 @@ static int af_mp_out_cb(FILE *f, void *vctx) {
   if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", s->nevals);
   if (rc == AF_OK) rc = af_prov_add_double(x->prov, "err_est", s->err_est);
   if (rc != AF_OK) return rc;
-  size_t nobs = c->nobs;
-  if (c->format == AF_FMT_JSONL) {
-    rc = af_out_provenance_jsonl(f, x->prov);
-    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
-      if (putc('{', f) == EOF) rc = AF_EIO;
-      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
-        if (i > 0 && fputs(", ", f) < 0) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_out_json_string(f, c->obs_names[i]);
-        if (rc == AF_OK && fputs(": ", f) < 0) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
-      }
-      if (rc == AF_OK && fputs("}\n", f) < 0) rc = AF_EIO;
-    }
-  } else {
-    rc = af_out_provenance_csv(f, x->prov);
-    if (rc == AF_OK) rc = af_out_csv_header(f, c->obs_names, nobs);
-    for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++) {
-      for (size_t i = 0; i < nobs && rc == AF_OK; i++) {
-        if (i > 0 && putc(',', f) == EOF) rc = AF_EIO;
-        if (rc == AF_OK) rc = af_mp_value(f, c, x->rows[k * nobs + i]);
-      }
-      if (rc == AF_OK && putc('\n', f) == EOF) rc = AF_EIO;
-    }
+  if (x->stream) { /* the rows are out (all, after a resume from the end):
+                     the statistics follow them */
+    rc = af_mp_stream(x);
+    return rc == AF_OK ? af_out_prov_tail(f, x->prov, x->nprov,
+                                          c->format == AF_FMT_JSONL)
+                       : rc;
   }
+  rc = af_mp_write_head(f, x);
+  for (size_t k = 0; k < c->ntimes && rc == AF_OK; k++)
+    rc = af_mp_write_row(f, x, k);
   return rc;
 }
 
@@ -529,8 +624,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   af_mp_vec_set_d(x.y, y0, x.N);
 
   if (c->resume) {
-    FILE *f = fopen(c->resume, "r");
-    if (f == NULL) {
+    FILE *f;
+    if (af_open_regular(&f, c->resume) != AF_OK) {
       af_cli_error("--resume %s: %s (%s)", c->resume, af_strerror(AF_EIO),
                    strerror(errno));
       goto done;
@@ -548,14 +643,18 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     }
     if (rc != AF_OK) {
       if (line > 0)
-        af_cli_error("--resume %s:%zu: %s", c->resume, line, af_strerror(rc));
+        af_cli_error("--resume %s:%zu: %s%s%s", c->resume, line,
+                     af_strerror(rc), msg[0] ? ": " : "", msg);
       else
         af_cli_error("--resume %s: %s", c->resume, af_strerror(rc));
       goto done;
     }
     x.o.resume = &ck;
   }
-  if (c->checkpoint) {
+  af_out_progress_init(&x.prog, itimes[0], itimes[nitimes - 1]);
+  x.stream = af_out_streams(c->out);
+  x.nprov = prov->n;
+  if (c->checkpoint || x.prog.on) {
     x.o.checkpoint = af_mp_checkpoint;
     x.o.checkpoint_ctx = &x;
     x.last_ck = af_mp_now();
@@ -564,8 +663,13 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   errno = 0;
   rc = af_write_atomic(c->out, af_mp_out_cb, &x);
   int err = errno;
+  af_out_progress_end(&x.prog);
   if (rc == AF_OK) {
     ex = AF_EXIT_OK;
+  } else if (x.stream_errno) { /* standard output failed, not the run */
+    af_cli_error("cannot write %s: %s (%s)",
+                 strcmp(c->out, "-") ? c->out : "standard output",
+                 af_strerror(AF_EIO), strerror(x.stream_errno - 1));
   } else if (x.fail_path && !(x.ran && x.run_status != AF_OK &&
                               x.fail_path != c->checkpoint)) {
     if (x.fail_errno != 0)

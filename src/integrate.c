@@ -103,11 +103,20 @@ typedef struct {
   const af_model *m;
   af_work *w;
   int status; /* af_status of the last failing right-hand side */
+  /* progress display (o->progress): steps = st->steps + e->count - *counted */
+  const af_integ_opts *o;
+  const af_integ_stats *st;
+  const gsl_odeiv2_evolve *e;
+  const size_t *counted;
+  unsigned long calls;
 } gsl_ctx;
 
 static int gsl_field(double t, const double y[], double dydt[], void *params)
 {
   gsl_ctx *c = params;
+  if (c->o->progress && c->e && (++c->calls & 255) == 0)
+    c->o->progress(t, c->st->steps + (c->e->count - *c->counted),
+                   c->o->progress_ctx);
   int rc = af_rhs(dydt, t, y, c->m, c->w);
   if (rc != AF_OK) {
     c->status = rc;
@@ -207,6 +216,8 @@ static int integrate_layers(double *y, const double *times, size_t ntimes,
       layer++;
       st->steps++;
       st->t_reached = (double) layer * h;
+      if (o->progress)
+        o->progress(st->t_reached, st->steps, o->progress_ctx);
     }
     st->t_reached = times[k];
     if (out) {
@@ -233,7 +244,8 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
                  || !isfinite(o->atol) || (o->rtol == 0 && o->atol == 0)))
     return AF_EINVAL;
   gsl_set_error_handler_off(); /* the library never aborts */
-  gsl_ctx c = {m, w, AF_OK};
+  size_t counted = 0; /* steps of drv->e->count already in st->steps */
+  gsl_ctx c = {m, w, AF_OK, o, st, NULL, &counted, 0};
   gsl_odeiv2_system sys = {gsl_field, NULL, dim, &c};
   double h0 = (o->h > 0 && isfinite(o->h)) ? o->h : 1e-3;
   /* Fixed steps never consult the control; give it valid tolerances. */
@@ -242,12 +254,12 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
       gsl_odeiv2_driver_alloc_y_new(&sys, gsl_type(o->method), h0, atol, rtol);
   if (drv == NULL)
     return AF_ENOMEM;
+  c.e = drv->e;
   unsigned long nmax = o->max_steps ? o->max_steps : 10000000UL;
   gsl_odeiv2_driver_set_nmax(drv, nmax);
   double t = times[0];
   st->t_reached = t;
   int rc = AF_OK;
-  size_t counted = 0; /* steps of drv->e->count already in st->steps */
   double key = piece_key(m, t);
   for (size_t k = 0; k < ntimes && rc == AF_OK; k++) {
     double tk = times[k];

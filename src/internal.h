@@ -1,4 +1,5 @@
-/* internal.h -- declarations shared by the library's sources only. */
+/* internal.h -- declarations shared by the library's sources (and by the
+ * command built beside it: checked sizes, checksums, bounded lines). */
 #ifndef AF_INTERNAL_H
 #define AF_INTERNAL_H
 
@@ -122,5 +123,48 @@ typedef struct {
   const char *name; /* the library file, or GSL's CBLAS */
 } af_blas_fns;
 const af_blas_fns *af_blas(void);
+
+/* ------------------------------------------------------------ util.c */
+
+/* Checked size arithmetic: *r = a * b (a + b) and 1, or 0 if the result
+ * does not fit in size_t (*r untouched).  Every size computed from user
+ * input goes through these. */
+int af_size_mul(size_t *r, size_t a, size_t b);
+int af_size_add(size_t *r, size_t a, size_t b);
+/* Bytes of physical memory (sysconf), 0 if unknown. */
+size_t af_mem_physical(void);
+
+/* FNV-1a, 64 bits: h updated with len bytes of p.  Start from
+ * AF_FNV1A64_INIT.  Each step is a bijection of the state, so changing
+ * any one byte of a text always changes its hash. */
+#include <stdint.h>
+#define AF_FNV1A64_INIT UINT64_C(0xcbf29ce484222325)
+uint64_t af_fnv1a64(uint64_t h, const void *p, size_t len);
+/* Run writer into memory, then write its text to f followed by the line
+ * prefix + 16 lowercase hex digits of the text's FNV-1a hash. */
+int af_write_checksummed(FILE *f, af_writer_fn writer, void *ctx,
+                         const char *prefix);
+/* line = prefix + 16 hex digits: 1 and *h; -1 if it starts with prefix
+ * but the digits are malformed; 0 if it does not start with prefix. */
+int af_checksum_line(uint64_t *h, const char *line, const char *prefix);
+
+/* af_read_line: one line of f into *buf (realloc'ed; at most max bytes
+ * before the newline, which is removed; *nl = 1 if there was one). */
+enum {
+  AF_LINE_OK = 0, /* a line (possibly the last, unterminated: *nl = 0) */
+  AF_LINE_EOF,    /* end of file, nothing read                          */
+  AF_LINE_NUL,    /* a NUL byte (reading stopped there)                 */
+  AF_LINE_LONG,   /* more than max bytes (reading stopped there)        */
+  AF_LINE_ERR,    /* read error (errno)                                 */
+  AF_LINE_NOMEM
+};
+int af_read_line(char **buf, size_t *cap, size_t *len, int *nl, size_t max,
+                 FILE *f);
+/* fopen(path, "r"), refusing a directory (AF_EIO with errno EISDIR). */
+int af_open_regular(FILE **f, const char *path);
+
+/* Remove the temporary files af_write_atomic is writing.  Async-signal-
+ * safe: for a handler of SIGINT, SIGTERM, SIGHUP. */
+void af_tmp_cleanup(void);
 
 #endif

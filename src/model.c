@@ -85,10 +85,11 @@ void af_weights_free(af_weights *w)
 {
   if (w == NULL)
     return;
-  for (size_t l = 0; l < w->layers; l++) {
-    if (w->Q) free(w->Q[l]);
-    if (w->K) free(w->K[l]);
-    if (w->V) free(w->V[l]);
+  /* (a failed allocation leaves the arrays NULL: nothing to walk) */
+  for (size_t l = 0; w->Q && w->K && w->V && l < w->layers; l++) {
+    free(w->Q[l]);
+    free(w->K[l]);
+    free(w->V[l]);
   }
   free(w->Q);
   free(w->K);
@@ -100,7 +101,9 @@ int af_weights_kaiming(af_weights *w, unsigned long seed)
 {
   if (w == NULL)
     return AF_EINVAL;
-  size_t dd = w->d * w->d;
+  size_t dd, bytes;
+  if (!af_size_mul(&dd, w->d, w->d) || !af_size_mul(&bytes, dd, sizeof(double)))
+    return AF_ENOMEM;
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   if (r == NULL)
     return AF_ENOMEM;
@@ -111,7 +114,7 @@ int af_weights_kaiming(af_weights *w, unsigned long seed)
     double **mats[3] = {&w->Q[l], &w->K[l], &w->V[l]};
     for (int k = 0; k < 3; k++) {
       if (*mats[k] == NULL)
-        *mats[k] = malloc(dd * sizeof(double));
+        *mats[k] = malloc(bytes);
       if (*mats[k] == NULL) {
         rc = AF_ENOMEM;
         break;
@@ -126,66 +129,146 @@ int af_weights_kaiming(af_weights *w, unsigned long seed)
   return rc;
 }
 
-/* Read the next non-comment, non-blank line of f into buf; returns 0 at
- * end of file.  *line counts physical lines. */
-static int read_data_line(char *buf, size_t size, FILE *f, size_t *line)
+/* Longest line the readers accept: d numbers of up to 128 characters
+ * each, and 64 KiB of slack for comments (a provenance block carries the
+ * whole command line).  0 if it does not fit in size_t. */
+size_t af_row_line_max(size_t d);
+size_t af_row_line_max(size_t d)
 {
-  while (fgets(buf, (int) size, f)) {
-    (*line)++;
-    char *p = buf;
+  size_t r;
+  if (!af_size_mul(&r, d, 128) || !af_size_add(&r, r, 65536))
+    return 0;
+  return r;
+}
+
+/* Next non-comment, non-blank line of f into *buf (af_read_line); 1 if
+ * one was read, 0 at end of file, or an error status < 0 with
+ * info->what set: -AF_EPARSE (NUL byte, line too long), -AF_EIO,
+ * -AF_ENOMEM.  info->line counts physical lines. */
+int af_next_data_line(char **buf, size_t *cap, size_t max, FILE *f,
+                      af_read_info *info);
+int af_next_data_line(char **buf, size_t *cap, size_t max, FILE *f,
+                      af_read_info *info)
+{
+  size_t len;
+  int nl;
+  for (;;) {
+    int g = af_read_line(buf, cap, &len, &nl, max, f);
+    if (g == AF_LINE_EOF)
+      return 0;
+    info->line++;
+    switch (g) {
+    case AF_LINE_NUL:
+      info->what = "NUL byte";
+      return -AF_EPARSE;
+    case AF_LINE_LONG:
+      info->what = "line too long";
+      return -AF_EPARSE;
+    case AF_LINE_ERR:
+      return -AF_EIO;
+    case AF_LINE_NOMEM:
+      return -AF_ENOMEM;
+    }
+    char *p = *buf;
     while (*p == ' ' || *p == '\t')
       p++;
-    if (*p == '#' || *p == '\n' || *p == '\r' || *p == '\0')
+    if (*p == '#' || *p == '\r' || *p == '\0')
       continue;
     return 1;
   }
-  return 0;
 }
 
-/* Parse exactly count numbers separated by commas and/or blanks. */
-int af_parse_row(double *out, size_t count, const char *s);
-int af_parse_row(double *out, size_t count, const char *s)
+/* Parse exactly count numbers separated by a comma (blanks around it
+ * allowed) or by blanks.  An empty field (",,", a leading or trailing
+ * comma) and any other character are AF_EPARSE; a wrong count is
+ * AF_EPARSE with info->expected = count and info->found = the numbers of
+ * the row. */
+int af_parse_row(double *out, size_t count, const char *s,
+                 af_read_info *info);
+int af_parse_row(double *out, size_t count, const char *s,
+                 af_read_info *info)
 {
   const char *p = s;
   size_t k = 0;
+  int comma = 1; /* a field is due (start of row, or after a comma) */
+  int rc = AF_OK;
   for (;;) {
-    while (*p == ' ' || *p == '\t' || *p == ',')
+    while (*p == ' ' || *p == '\t')
       p++;
-    if (*p == '\0' || *p == '\n' || *p == '\r')
+    if (*p == '\0' || *p == '\n' || *p == '\r') {
+      if (comma && k > 0) {
+        info->what = "empty field";
+        return AF_EPARSE;
+      }
       break;
-    if (k == count)
-      return AF_EPARSE; /* too many columns */
+    }
+    if (*p == ',') {
+      if (comma) {
+        info->what = "empty field";
+        return AF_EPARSE;
+      }
+      comma = 1;
+      p++;
+      continue;
+    }
     char *end;
     errno = 0;
     double v = strtod(p, &end);
-    if (end == p)
+    if (end == p || (*end != '\0' && *end != ',' && *end != ' '
+                     && *end != '\t' && *end != '\n' && *end != '\r')) {
+      info->what = "not a number";
       return AF_EPARSE;
-    if (*end != '\0' && *end != ',' && *end != ' ' && *end != '\t'
-        && *end != '\n' && *end != '\r')
-      return AF_EPARSE;
-    if (!isfinite(v))
-      return AF_ENONFINITE;
-    out[k++] = v;
+    }
+    if (!isfinite(v) && rc == AF_OK)
+      rc = AF_ENONFINITE;
+    if (k < count)
+      out[k] = v;
+    k++;
+    comma = 0;
     p = end;
   }
-  return k == count ? AF_OK : AF_EPARSE;
+  if (k != count) {
+    info->what = "numbers in the row";
+    info->expected = count;
+    info->found = k;
+    return AF_EPARSE;
+  }
+  return rc;
 }
 
 int af_weights_read(af_weights **wout, const char *path, size_t d, size_t *line)
 {
-  size_t ln = 0;
+  af_read_info info;
+  int rc = af_weights_read_info(wout, &info, path, d);
   if (line)
-    *line = 0;
+    *line = info.line;
+  return rc;
+}
+
+int af_weights_read_info(af_weights **wout, af_read_info *info,
+                         const char *path, size_t d)
+{
+  af_read_info local;
+  if (info == NULL)
+    info = &local;
+  memset(info, 0, sizeof *info);
   if (wout == NULL || path == NULL || d < 1)
     return AF_EINVAL;
   *wout = NULL;
-  FILE *f = fopen(path, "r");
-  if (f == NULL)
+  size_t dd, bytes, max = af_row_line_max(d);
+  if (max == 0 || !af_size_mul(&dd, d, d)
+      || !af_size_mul(&bytes, dd, sizeof(double)))
+    return AF_ENOMEM;
+  FILE *f;
+  if (af_open_regular(&f, path) != AF_OK) {
+    if (errno == EISDIR)
+      info->what = "is a directory";
     return AF_EIO;
+  }
   af_weights *w = af_weights_alloc(d, 1, 1.0);
-  size_t bufsize = 64 + 40 * d;
-  char *buf = malloc(bufsize);
-  int rc = (w && buf) ? AF_OK : AF_ENOMEM;
+  char *buf = NULL;
+  size_t cap = 0, rows = 0;
+  int rc = w ? AF_OK : AF_ENOMEM;
   double **mats[3];
   if (rc == AF_OK) {
     mats[0] = &w->Q[0];
@@ -193,36 +276,49 @@ int af_weights_read(af_weights **wout, const char *path, size_t d, size_t *line)
     mats[2] = &w->V[0];
   }
   for (int k = 0; k < 3 && rc == AF_OK; k++) {
-    *mats[k] = malloc(d * d * sizeof(double));
+    *mats[k] = malloc(bytes);
     if (*mats[k] == NULL) {
       rc = AF_ENOMEM;
       break;
     }
     for (size_t i = 0; i < d && rc == AF_OK; i++) {
-      if (!read_data_line(buf, bufsize, f, &ln)) {
+      int g = af_next_data_line(&buf, &cap, max, f, info);
+      if (g < 0) {
+        rc = -g;
+        break;
+      }
+      if (g == 0) {
         rc = AF_EPARSE; /* too few rows */
-        ln++;
+        info->line++;
+        info->what = "rows (Q, K, V: d rows of d numbers each)";
+        info->expected = 3 * d;
+        info->found = rows;
         break;
       }
-      if (strchr(buf, '\n') == NULL && !feof(f)) {
-        rc = AF_EPARSE; /* line longer than any valid row */
-        break;
-      }
-      rc = af_parse_row(*mats[k] + i * d, d, buf);
+      rc = af_parse_row(*mats[k] + i * d, d, buf, info);
+      rows++;
     }
   }
-  if (rc == AF_OK && read_data_line(buf, bufsize, f, &ln))
-    rc = AF_EPARSE; /* extra rows */
+  if (rc == AF_OK) {
+    int g = af_next_data_line(&buf, &cap, max, f, info);
+    if (g < 0)
+      rc = -g;
+    else if (g > 0) {
+      rc = AF_EPARSE; /* extra rows */
+      info->what = "rows (Q, K, V: d rows of d numbers each)";
+      info->expected = 3 * d;
+      info->found = rows + 1;
+    }
+  }
   if (ferror(f) && rc == AF_OK)
     rc = AF_EIO;
   fclose(f);
   free(buf);
   if (rc != AF_OK) {
     af_weights_free(w);
-    if (line)
-      *line = ln;
     return rc;
   }
+  info->line = 0;
   *wout = w;
   return AF_OK;
 }

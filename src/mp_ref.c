@@ -14,11 +14,17 @@
  *   # count: <len>
  *   t <value>
  *   <value>            (len lines)
+ *   # checksum: fnv1a64 <16 hex digits>
  *
+ * The last line is the FNV-1a hash (util.c) of every byte before it,
+ * header and values: a file whose parameters or numbers changed in any
+ * one byte, or that lost its last lines, fails to read.
  * Values are printed with mpfr's %Ra (hexadecimal mantissa, binary
  * exponent, every digit of the significand: exact) and read back with
  * mpfr_strtofr in base 0, which must consume the whole field and be exact
- * at the reader's precision.  Any deviation is AF_EPARSE with its line.
+ * at the reader's precision.  Any deviation (a NUL byte, a line longer
+ * than 64 KiB, a checksum that is missing or does not match) is
+ * AF_EPARSE with its line.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -31,6 +37,7 @@
 #include "attnflow_mp.h"
 
 #define REF_MAGIC "# attnflow reference v1"
+#define REF_CHECKSUM "# checksum: fnv1a64 "
 
 static const char *nz(const char *s) { return (s && *s) ? s : "-"; }
 
@@ -38,6 +45,31 @@ static const char *nz(const char *s) { return (s && *s) ? s : "-"; }
 static int one_line(const char *s)
 {
   return s == NULL || strpbrk(s, "\r\n") == NULL;
+}
+
+typedef struct {
+  const af_mp_ref_info *info;
+  mpfr_srcptr t;
+  mpfr_t *y;
+  size_t len;
+} ref_ctx;
+
+static int ref_body(FILE *f, void *vctx)
+{
+  const ref_ctx *x = vctx;
+  const af_mp_ref_info *info = x->info;
+  int bad = 0;
+  bad |= fprintf(f, "%s\n# generator: %s\n# commit: %s\n# method: %s\n",
+                 REF_MAGIC, nz(info->generator), nz(info->commit),
+                 nz(info->method)) < 0;
+  bad |= fprintf(f, "# precision: %ld\n# tolerance: %.6e\n# err_est: %.6e\n",
+                 (long) mpfr_get_prec(x->y[0]), info->tol, info->err_est) < 0;
+  bad |= fprintf(f, "# params: %s\n# seed: %lu\n# count: %zu\n",
+                 nz(info->params), info->seed, x->len) < 0;
+  bad |= mpfr_fprintf(f, "t %Ra\n", x->t) < 0;
+  for (size_t i = 0; i < x->len && !bad; i++)
+    bad |= mpfr_fprintf(f, "%Ra\n", x->y[i]) < 0;
+  return bad ? AF_EIO : AF_OK;
 }
 
 int af_mp_ref_write(FILE *f, const af_mp_ref_info *info, mpfr_srcptr t,
@@ -53,34 +85,8 @@ int af_mp_ref_write(FILE *f, const af_mp_ref_info *info, mpfr_srcptr t,
   for (size_t i = 0; i < len; i++)
     if (!mpfr_number_p(y[i]))
       return AF_ENONFINITE;
-  int bad = 0;
-  bad |= fprintf(f, "%s\n# generator: %s\n# commit: %s\n# method: %s\n",
-                 REF_MAGIC, nz(info->generator), nz(info->commit),
-                 nz(info->method)) < 0;
-  bad |= fprintf(f, "# precision: %ld\n# tolerance: %.6e\n# err_est: %.6e\n",
-                 (long) mpfr_get_prec(y[0]), info->tol, info->err_est) < 0;
-  bad |= fprintf(f, "# params: %s\n# seed: %lu\n# count: %zu\n",
-                 nz(info->params), info->seed, len) < 0;
-  bad |= mpfr_fprintf(f, "t %Ra\n", t) < 0;
-  for (size_t i = 0; i < len && !bad; i++)
-    bad |= mpfr_fprintf(f, "%Ra\n", y[i]) < 0;
-  return bad ? AF_EIO : AF_OK;
-}
-
-/* Read one line into buf (without the newline); 0 at EOF, -1 if too
- * long. */
-static int get_line(char *buf, size_t cap, FILE *f)
-{
-  if (fgets(buf, (int) cap, f) == NULL)
-    return 0;
-  size_t l = strlen(buf);
-  if (l > 0 && buf[l - 1] == '\n')
-    buf[--l] = '\0';
-  else if (!feof(f))
-    return -1;
-  if (l > 0 && buf[l - 1] == '\r')
-    buf[--l] = '\0';
-  return 1;
+  ref_ctx x = {info, t, y, len};
+  return af_write_checksummed(f, ref_body, &x, REF_CHECKSUM);
 }
 
 /* Parse one exact value filling the whole of s (leading and trailing
@@ -111,22 +117,37 @@ int af_mp_ref_read(mpfr_t t, mpfr_t *y, size_t len, size_t *line, FILE *f)
     return AF_EINVAL;
   /* A value of p bits prints as about p/4 hex digits: 64 KiB lines cover
    * precisions up to ~250000 bits. */
-  size_t cap = 65536;
-  char *buf = malloc(cap);
-  if (buf == NULL)
-    return AF_ENOMEM;
+  const size_t max = 65535;
+  char *buf = NULL;
+  size_t cap = 0, l;
   size_t n = 0, count = 0;
-  int have_count = 0, have_t = 0, rc = AF_OK;
+  int have_count = 0, have_t = 0, have_sum = 0, rc = AF_OK, nl;
+  uint64_t h = AF_FNV1A64_INIT, want;
   size_t cur = 0;
   for (;;) {
-    int g = get_line(buf, cap, f);
+    int g = af_read_line(&buf, &cap, &l, &nl, max, f);
     cur++;
-    if (g == 0)
+    if (g == AF_LINE_EOF)
       break;
-    if (g < 0) {
-      rc = AF_EPARSE;
+    if (g != AF_LINE_OK || !nl || have_sum) {
+      /* NUL, too long, unterminated last line, or data after the sum */
+      rc = g == AF_LINE_ERR ? AF_EIO : g == AF_LINE_NOMEM ? AF_ENOMEM
+                                                           : AF_EPARSE;
       break;
     }
+    int k = af_checksum_line(&want, buf, REF_CHECKSUM);
+    if (k != 0) {
+      if (k < 0 || want != h) {
+        rc = AF_EPARSE;
+        break;
+      }
+      have_sum = 1;
+      continue;
+    }
+    h = af_fnv1a64(h, buf, l);
+    h = af_fnv1a64(h, "\n", 1);
+    if (l > 0 && buf[l - 1] == '\r')
+      buf[--l] = '\0';
     if (cur == 1) {
       if (strcmp(buf, REF_MAGIC) != 0) {
         rc = AF_EPARSE;
@@ -170,7 +191,7 @@ int af_mp_ref_read(mpfr_t t, mpfr_t *y, size_t len, size_t *line, FILE *f)
   }
   if (rc == AF_OK && ferror(f))
     rc = AF_EIO;
-  else if (rc == AF_OK && (!have_count || !have_t || n != count))
+  else if (rc == AF_OK && (!have_count || !have_t || n != count || !have_sum))
     rc = AF_EPARSE; /* truncated: the line after the last one read */
   if (rc != AF_OK)
     *lno = cur;

@@ -1,9 +1,12 @@
-/* output.c -- provenance, CSV and JSON writers of the attnflow command.
- * Contracts in output.h. */
+/* output.c -- provenance, CSV and JSON writers of the attnflow command,
+ * and the progress line of long runs.  Contracts in output.h. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "output.h"
 
@@ -210,7 +213,13 @@ int af_out_json_double(FILE *f, double v) {
 }
 
 int af_out_provenance_jsonl(FILE *f, const af_prov *p) {
-  if (fputs("{\"provenance\": {", f) < 0) return AF_EIO;
+  return af_out_object_jsonl(f, "provenance", p);
+}
+
+int af_out_object_jsonl(FILE *f, const char *name, const af_prov *p) {
+  if (putc('{', f) == EOF || af_out_json_string(f, name) != AF_OK ||
+      fputs(": {", f) < 0)
+    return AF_EIO;
   for (size_t i = 0; i < p->n; i++) {
     if (i > 0 && fputs(", ", f) < 0) return AF_EIO;
     int rc = af_out_json_string(f, p->items[i].key);
@@ -237,4 +246,76 @@ int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
     if (rc != AF_OK) return rc;
   }
   return fputs("}\n", f) < 0 ? AF_EIO : AF_OK;
+}
+
+/* ---------------------------------------------------------------- live */
+
+static double af_out_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void af_out_progress_init(af_out_progress *p, double t0, double t_end) {
+  p->on = isatty(STDERR_FILENO);
+  p->shown = 0;
+  p->t0 = t0;
+  p->t_end = t_end;
+  p->start = p->last = af_out_now();
+}
+
+/* Seconds as "12.3 s", "4.5 min", "6.7 h" or "8.9 days". */
+static void af_out_duration(char *buf, size_t cap, double s) {
+  if (!(s < 1e12))
+    snprintf(buf, cap, "over 30000 years");
+  else if (s < 120)
+    snprintf(buf, cap, "%.1f s", s);
+  else if (s < 7200)
+    snprintf(buf, cap, "%.1f min", s / 60);
+  else if (s < 172800)
+    snprintf(buf, cap, "%.1f h", s / 3600);
+  else
+    snprintf(buf, cap, "%.3g days", s / 86400);
+}
+
+void af_out_progress_show(af_out_progress *p, double t, unsigned long steps) {
+  if (!p->on) return;
+  double now = af_out_now();
+  if (now - p->last < AF_PROGRESS_EVERY) return;
+  p->last = now;
+  double span = p->t_end - p->t0, done = t - p->t0, el = now - p->start;
+  char e1[48], e2[48] = "unknown";
+  af_out_duration(e1, sizeof e1, el);
+  if (done > 0 && span >= done) af_out_duration(e2, sizeof e2, el * (span - done) / done);
+  fprintf(stderr, "\r\033[Kattnflow: t = %.6g of %.6g (%.3g%%), %lu steps, %s "
+          "elapsed, about %s to go",
+          t, p->t_end, span > 0 ? 100 * done / span : 100.0, steps, e1, e2);
+  fflush(stderr);
+  p->shown = 1;
+}
+
+void af_out_progress_end(af_out_progress *p) {
+  if (p->on && p->shown) {
+    fputs("\r\033[K", stderr);
+    fflush(stderr);
+  }
+  p->shown = 0;
+}
+
+void af_out_progress_fn(double t, unsigned long steps, void *ctx) {
+  af_out_progress_show(ctx, t, steps);
+}
+
+int af_out_streams(const char *out) {
+  struct stat st, so;
+  if (strcmp(out, "-") == 0) return 1;
+  return stat(out, &st) == 0 && fstat(STDOUT_FILENO, &so) == 0 &&
+         st.st_dev == so.st_dev && st.st_ino == so.st_ino;
+}
+
+int af_out_prov_tail(FILE *f, const af_prov *p, size_t from, int jsonl) {
+  af_prov tail = {p->n - from, p->n - from, p->items + from};
+  if (from > p->n) return AF_EINVAL;
+  return jsonl ? af_out_object_jsonl(f, "statistics", &tail)
+               : af_out_provenance_csv(f, &tail);
 }

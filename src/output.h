@@ -64,6 +64,8 @@ char *af_out_command_line(int argc, char **argv);
 int af_out_provenance_csv(FILE *f, const af_prov *p);
 /* {"provenance": {...}} and a newline. */
 int af_out_provenance_jsonl(FILE *f, const af_prov *p);
+/* {"name": {...}} and a newline. */
+int af_out_object_jsonl(FILE *f, const char *name, const af_prov *p);
 
 /* s as a JSON string literal (with the quotes). */
 int af_out_json_string(FILE *f, const char *s);
@@ -77,5 +79,40 @@ int af_out_csv_row(FILE *f, const double *v, size_t k);
 /* JSON object {"name1": v1, ...} and a newline. */
 int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
                      size_t k);
+
+/* ------------------------------------------------------------ live */
+
+/* Progress of a long run on standard error, for the double and the MPFR
+ * paths alike: one line, rewritten in place ("\r"), with the time
+ * reached, the steps, the time elapsed and an estimate of the rest (the
+ * remaining span at the rate so far).  Shown only when standard error is
+ * a terminal, at most every AF_PROGRESS_EVERY seconds, and only once the
+ * run has lasted that long; af_out_progress_end erases it. */
+#define AF_PROGRESS_EVERY 0.5
+typedef struct {
+  int on;                  /* standard error is a terminal */
+  int shown;               /* a progress line is on the screen */
+  double t0, t_end;        /* span of the run */
+  double start, last;      /* monotonic seconds */
+} af_out_progress;
+
+void af_out_progress_init(af_out_progress *p, double t0, double t_end);
+void af_out_progress_show(af_out_progress *p, double t, unsigned long steps);
+/* Erase the line (before a message, at the end).  Idempotent. */
+void af_out_progress_end(af_out_progress *p);
+/* af_integ_opts.progress for the double path: ctx is an af_out_progress. */
+void af_out_progress_fn(double t, unsigned long steps, void *ctx);
+
+/* Streaming of rows: an output that goes to standard output (out "-",
+ * or the very file standard output writes to, which af_write_atomic
+ * writes through) gets its provenance and header before the first row
+ * and each row, flushed, as soon as its time is reached; the statistics
+ * of the run, known only at its end, follow the last row (CSV: more
+ * "# key: value" lines; JSON Lines: a last line {"statistics": {...}}).
+ * An output file is still written atomically when the run ends, the
+ * statistics in its provenance.  af_out_streams: 1 if out streams. */
+int af_out_streams(const char *out);
+/* The entries p->items[from..] as that trailer. */
+int af_out_prov_tail(FILE *f, const af_prov *p, size_t from, int jsonl);
 
 #endif /* AF_OUTPUT_H */

@@ -1,18 +1,26 @@
-/* util.c -- atomic file output.
+/* util.c -- atomic file output, checked size arithmetic, checksums,
+ * bounded line reading, and the removal of temporary files on a signal.
  *
  * af_write_atomic writes through a temporary file in the target's own
  * directory (so rename(2) is atomic on POSIX file systems), flushes and
  * fsyncs it, and renames it over the target only if everything succeeded:
  * a failed run, a full disk or an unwritable directory leaves the target
- * as it was and no temporary file behind.
+ * as it was and no temporary file behind.  The temporary file is
+ * registered while it exists, so that af_tmp_cleanup (called from a
+ * signal handler of the command) removes it.
  *
  * Only a regular file (or a new one) is replaced that way.  A target that
  * exists and is something else -- /dev/null, a terminal, a named pipe --
  * is written in place: renaming over it would replace the device or the
- * pipe by a regular file.  A symbolic link is followed, and the file it
- * names is replaced, not the link.
+ * pipe by a regular file.  A target that is the file standard output
+ * already writes to (--out /dev/stdout >> log) is written through
+ * standard output, which keeps its append mode and the lines around it.
+ * A symbolic link is followed, and the file it names is replaced, not the
+ * link.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,17 +29,209 @@
 
 #include "internal.h"
 
+/* ------------------------------------------------------------ sizes */
+
+int af_size_mul(size_t *r, size_t a, size_t b)
+{
+  if (a != 0 && b > SIZE_MAX / a)
+    return 0;
+  *r = a * b;
+  return 1;
+}
+
+int af_size_add(size_t *r, size_t a, size_t b)
+{
+  if (b > SIZE_MAX - a)
+    return 0;
+  *r = a + b;
+  return 1;
+}
+
+size_t af_mem_physical(void)
+{
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  size_t r;
+  if (pages <= 0 || page <= 0
+      || !af_size_mul(&r, (size_t) pages, (size_t) page))
+    return 0;
+  return r;
+}
+
+/* ------------------------------------------------------------ checksums */
+
+uint64_t af_fnv1a64(uint64_t h, const void *p, size_t len)
+{
+  const unsigned char *b = p;
+  for (size_t i = 0; i < len; i++) {
+    h ^= b[i];
+    h *= UINT64_C(0x100000001b3);
+  }
+  return h;
+}
+
+int af_write_checksummed(FILE *f, af_writer_fn writer, void *ctx,
+                         const char *prefix)
+{
+  if (f == NULL || writer == NULL || prefix == NULL)
+    return AF_EINVAL;
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *m = open_memstream(&buf, &len);
+  if (m == NULL)
+    return AF_ENOMEM;
+  int rc = writer(m, ctx);
+  if (fclose(m) != 0 && rc == AF_OK)
+    rc = AF_ENOMEM;
+  if (rc == AF_OK) {
+    uint64_t h = af_fnv1a64(AF_FNV1A64_INIT, buf, len);
+    if (fwrite(buf, 1, len, f) != len
+        || fprintf(f, "%s%016" PRIx64 "\n", prefix, h) < 0)
+      rc = AF_EIO;
+  }
+  free(buf);
+  return rc;
+}
+
+int af_checksum_line(uint64_t *h, const char *line, const char *prefix)
+{
+  size_t pl = strlen(prefix);
+  if (strncmp(line, prefix, pl) != 0)
+    return 0;
+  const char *s = line + pl;
+  uint64_t v = 0;
+  size_t k = 0;
+  for (; k < 16; k++) {
+    int c = (unsigned char) s[k], dig;
+    if (c >= '0' && c <= '9')
+      dig = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      dig = c - 'a' + 10;
+    else
+      return -1;
+    v = (v << 4) | (uint64_t) dig;
+  }
+  if (s[k] != '\0')
+    return -1;
+  *h = v;
+  return 1;
+}
+
+/* ------------------------------------------------------------ lines */
+
+int af_read_line(char **buf, size_t *cap, size_t *len, int *nl, size_t max,
+                 FILE *f)
+{
+  size_t k = 0;
+  int c;
+  *len = 0;
+  *nl = 0;
+  if (*buf == NULL || *cap == 0) {
+    size_t want = max < 256 ? max + 1 : 256;
+    char *b = realloc(*buf, want);
+    if (b == NULL)
+      return AF_LINE_NOMEM;
+    *buf = b;
+    *cap = want;
+  }
+  while ((c = getc_unlocked(f)) != EOF) {
+    if (c == '\n') {
+      *nl = 1;
+      break;
+    }
+    if (c == '\0') {
+      (*buf)[k] = '\0';
+      *len = k;
+      return AF_LINE_NUL;
+    }
+    if (k == max) {
+      (*buf)[k] = '\0';
+      *len = k;
+      return AF_LINE_LONG;
+    }
+    if (k + 1 >= *cap) {
+      size_t want = *cap > max / 2 ? max + 1 : 2 * *cap;
+      char *b = realloc(*buf, want);
+      if (b == NULL)
+        return AF_LINE_NOMEM;
+      *buf = b;
+      *cap = want;
+    }
+    (*buf)[k++] = (char) c;
+  }
+  (*buf)[k] = '\0';
+  *len = k;
+  if (ferror(f))
+    return AF_LINE_ERR;
+  if (c == EOF && k == 0)
+    return AF_LINE_EOF;
+  return AF_LINE_OK;
+}
+
+int af_open_regular(FILE **f, const char *path)
+{
+  struct stat st;
+  *f = NULL;
+  if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    errno = EISDIR;
+    return AF_EIO;
+  }
+  *f = fopen(path, "r");
+  return *f ? AF_OK : AF_EIO;
+}
+
+/* ------------------------------------------------------------ signals */
+
+/* Temporary files being written: unlinked by af_tmp_cleanup (async-
+ * signal-safe: it reads only these pointers and calls unlink).  A slot
+ * is set after its string is complete and cleared before it is freed. */
+#define AF_TMP_SLOTS 8
+static char *volatile af_tmp_reg[AF_TMP_SLOTS];
+
+static int af_tmp_register(char *path)
+{
+  for (int i = 0; i < AF_TMP_SLOTS; i++)
+    if (af_tmp_reg[i] == NULL) {
+      af_tmp_reg[i] = path;
+      return i;
+    }
+  return -1;
+}
+
+static void af_tmp_unregister(int slot)
+{
+  if (slot >= 0)
+    af_tmp_reg[slot] = NULL;
+}
+
+void af_tmp_cleanup(void)
+{
+  for (int i = 0; i < AF_TMP_SLOTS; i++) {
+    char *p = af_tmp_reg[i];
+    if (p != NULL)
+      unlink(p);
+  }
+}
+
+/* ------------------------------------------------------------ atomic */
+
 int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
 {
   if (path == NULL || writer == NULL || *path == '\0')
     return AF_EINVAL;
-  if (strcmp(path, "-") == 0) {
-    int rc = writer(stdout, ctx);
-    if (fflush(stdout) != 0 && rc == AF_OK)
+  struct stat st, out;
+  int to_stdout = strcmp(path, "-") == 0;
+  if (!to_stdout && stat(path, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0
+      && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+    to_stdout = 1; /* the file standard output writes to */
+  if (to_stdout) {
+    int rc = writer(stdout, ctx), err = rc != AF_OK ? errno : 0;
+    if (fflush(stdout) != 0 && rc == AF_OK) {
       rc = AF_EIO;
+      err = errno;
+    }
+    errno = err;
     return rc;
   }
-  struct stat st;
   if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     if (S_ISDIR(st.st_mode)) {
       errno = EISDIR;
@@ -40,11 +240,16 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
     FILE *f = fopen(path, "w");
     if (f == NULL)
       return AF_EIO;
-    int rc = writer(f, ctx);
-    if (fflush(f) != 0 && rc == AF_OK)
+    int rc = writer(f, ctx), err = rc != AF_OK ? errno : 0;
+    if (fflush(f) != 0 && rc == AF_OK) {
       rc = AF_EIO;
-    if (fclose(f) != 0 && rc == AF_OK)
+      err = errno;
+    }
+    if (fclose(f) != 0 && rc == AF_OK) {
       rc = AF_EIO;
+      err = errno;
+    }
+    errno = err;
     return rc;
   }
   char *real = NULL;
@@ -68,31 +273,45 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
     free(real);
     return AF_EIO;
   }
+  int slot = af_tmp_register(tmp);
   FILE *f = fdopen(fd, "w");
   if (f == NULL) {
     close(fd);
     unlink(tmp);
+    af_tmp_unregister(slot);
     free(tmp);
     free(real);
     return AF_EIO;
   }
-  int rc = writer(f, ctx);
-  if (fflush(f) != 0 && rc == AF_OK)
+  /* err: the errno of the first failure (ENOSPC, EIO, ...), restored
+   * for the caller's message after the cleanup calls. */
+  int rc = writer(f, ctx), err = rc != AF_OK ? errno : 0;
+  if (fflush(f) != 0 && rc == AF_OK) {
     rc = AF_EIO;
-  if (rc == AF_OK && (ferror(f) || fsync(fileno(f)) != 0))
+    err = errno;
+  }
+  if (rc == AF_OK && (ferror(f) || fsync(fileno(f)) != 0)) {
     rc = AF_EIO;
-  if (fclose(f) != 0 && rc == AF_OK)
+    err = errno;
+  }
+  if (fclose(f) != 0 && rc == AF_OK) {
     rc = AF_EIO;
+    err = errno;
+  }
   if (rc == AF_OK) {
     /* mkstemp creates mode 0600; give the result the usual 0666 & ~umask */
     mode_t mask = umask(0);
     umask(mask);
-    if (chmod(tmp, 0666 & ~mask) != 0 || rename(tmp, path) != 0)
+    if (chmod(tmp, 0666 & ~mask) != 0 || rename(tmp, path) != 0) {
       rc = AF_EIO;
+      err = errno;
+    }
   }
   if (rc != AF_OK)
     unlink(tmp);
+  af_tmp_unregister(slot);
   free(tmp);
   free(real);
+  errno = err;
   return rc;
 }

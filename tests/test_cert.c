@@ -19,7 +19,9 @@
 #include "theory.h"
 #include "verify.h"
 #include "attnflow_mp.h"
+#include "internal.h" /* af_fnv1a64: re-sign a deliberately changed reference */
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -300,6 +302,15 @@ START_TEST(test_perturbed_mpfr_reference_is_caught)
     char *c = copy + (dot - text) + digits[k];
     ck_assert(strchr("0123456789abcdef", *c) != NULL);
     *c = *c == '8' ? '0' : '8';
+    /* a deliberate change: the checksum line made to match it, so that
+     * the numbers, not the checksum, are what is tested here */
+    char *sum = strstr(copy, "\n# checksum: fnv1a64 ");
+    ck_assert_ptr_nonnull(sum);
+    sum += 1;
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016" PRIx64,
+             af_fnv1a64(AF_FNV1A64_INIT, copy, (size_t)(sum - copy)));
+    memcpy(sum + strlen("# checksum: fnv1a64 "), hex, 16);
     char path[] = "/tmp/af-cert-refXXXXXX";
     int fd = mkstemp(path);
     ck_assert(fd >= 0);

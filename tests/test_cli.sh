@@ -204,7 +204,8 @@ fi
 
 # ------------------------------------------------------------ save-state round trip
 # Pre-LN moves the radii, so the state file carries non-trivial r_j.
-RT="run --scheme pre-ln --n 4 --d 3 --beta 1 --init gaussian --seed 3"
+RT0="run --scheme pre-ln --n 4 --d 3 --beta 1 --seed 3"
+RT="$RT0 --init gaussian"
 check "--save-state" "$AF" $RT --t-end 1 --save-state "$tmp/state.csv" --out "$tmp/rt1.csv"
 if [ "$(grep -v '^#' "$tmp/state.csv" | wc -l)" -eq 4 ] &&
   [ "$(grep -v '^#' "$tmp/state.csv" | awk -F, '{print NF}' | sort -u)" = 3 ] &&
@@ -213,7 +214,7 @@ if [ "$(grep -v '^#' "$tmp/state.csv" | wc -l)" -eq 4 ] &&
 else
   notok "state file: provenance and 4 rows of 3 numbers" "$(head -c 300 "$tmp/state.csv")"
 fi
-check "--init file: reads the saved state" "$AF" $RT --init "file:$tmp/state.csv" --times 0 --out "$tmp/rt2.csv"
+check "--init file: reads the saved state" "$AF" $RT0 --init "file:$tmp/state.csv" --times 0 --out "$tmp/rt2.csv"
 # Observables at t = 0 of the restart equal those at t = 1 of the first
 # run up to the rounding of x = r theta/|theta| and back (a few ulps; the
 # cosines are O(1), so 1e-14 absolute leaves a margin of ~10x).

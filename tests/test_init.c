@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "aftest.h"
+#include "attnflow_mp.h"
 
 #define EPS DBL_EPSILON
 
@@ -517,9 +518,6 @@ START_TEST(test_file_errors)
   ck_assert_msg(rc == AF_ENONFINITE || rc == AF_EPARSE, "inf entry returned %s",
                 af_status_name(rc));
   ck_assert_uint_eq(line, 3);
-  /* Finite entries whose squared norm overflows. */
-  AFT_STATUS(read_text(y, &line, "1,0\n1e200,1e200\n1,1\n", n, d), AF_ENONFINITE);
-  ck_assert_uint_eq(line, 2);
   /* Zero row: no direction. */
   AFT_STATUS(read_text(y, &line, "1,0\n\n0,0\n1,1\n", n, d), AF_EZERONORM);
   ck_assert_uint_eq(line, 3);
@@ -549,6 +547,195 @@ START_TEST(test_file_errors)
                 af_status_name(rc));
   free(y);
   remove_tmpdir();
+}
+END_TEST
+
+/* Read len bytes (NUL bytes allowed) as n x d tokens with the detail. */
+static int read_bytes(double *y, af_read_info *info, const char *text,
+                      size_t len, size_t n, size_t d)
+{
+  char path[600];
+  snprintf(path, sizeof path, "%s/bytes_XXXXXX", tmpdir);
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(write(fd, text, len), (ssize_t) len);
+  ck_assert_int_eq(close(fd), 0);
+  int rc = af_init_read_file_info(y, info, path, n, d);
+  unlink(path);
+  return rc;
+}
+
+#define READ_STR(y, info, text, n, d)                                         \
+  read_bytes(y, info, text, sizeof(text) - 1, n, d)
+
+/* Strict rows: the defect and the counts expected are named. */
+START_TEST(test_file_hostile)
+{
+  make_tmpdir();
+  const size_t n = 3, d = 2;
+  double *y = new_state(n, d);
+  af_read_info in;
+  /* A NUL byte ends nothing silently: "1,0\0junk" is not "1,0". */
+  AFT_STATUS(READ_STR(y, &in, "0,1\n1,0\0junk\n1,1\n", n, d), AF_EPARSE);
+  ck_assert_uint_eq(in.line, 2);
+  ck_assert_str_eq(in.what, "NUL byte");
+  /* Empty fields: doubled, leading and trailing commas. */
+  AFT_STATUS(READ_STR(y, &in, "1,,0\n0,1\n1,1\n", n, d), AF_EPARSE);
+  ck_assert_str_eq(in.what, "empty field");
+  ck_assert_uint_eq(in.line, 1);
+  AFT_STATUS(READ_STR(y, &in, "1,0\n,0,1\n1,1\n", n, d), AF_EPARSE);
+  ck_assert_str_eq(in.what, "empty field");
+  ck_assert_uint_eq(in.line, 2);
+  AFT_STATUS(READ_STR(y, &in, "1,0\n0,1\n1,1,\n", n, d), AF_EPARSE);
+  ck_assert_str_eq(in.what, "empty field");
+  ck_assert_uint_eq(in.line, 3);
+  AFT_STATUS(READ_STR(y, &in, "1, ,0\n0,1\n1,1\n", n, d), AF_EPARSE);
+  ck_assert_str_eq(in.what, "empty field");
+  /* Counts: numbers in a row and rows, expected and found. */
+  AFT_STATUS(READ_STR(y, &in, "1,0\n0,1,2,3\n1,1\n", n, d), AF_EPARSE);
+  ck_assert_uint_eq(in.line, 2);
+  ck_assert_uint_eq(in.expected, 2);
+  ck_assert_uint_eq(in.found, 4);
+  AFT_STATUS(READ_STR(y, &in, "1,0\n0,1\n", n, d), AF_EDIM);
+  ck_assert_uint_eq(in.expected, 3);
+  ck_assert_uint_eq(in.found, 2);
+  ck_assert_str_eq(in.what, "token rows");
+  AFT_STATUS(READ_STR(y, &in, "1,0\n0,1\n1,1\n2,2\n", n, d), AF_EDIM);
+  ck_assert_uint_eq(in.line, 4);
+  ck_assert_uint_eq(in.expected, 3);
+  ck_assert_uint_eq(in.found, 4);
+  /* A line longer than any row (65536 + 128 d bytes): bounded read. */
+  size_t big = 65536 + 128 * d + 10;
+  char *text = malloc(big + 1);
+  ck_assert_ptr_nonnull(text);
+  memset(text, '1', big);
+  text[big] = '\0';
+  AFT_STATUS(read_bytes(y, &in, text, big, n, d), AF_EPARSE);
+  ck_assert_str_eq(in.what, "line too long");
+  free(text);
+  /* A directory is named as one. */
+  AFT_STATUS(af_init_read_file_info(y, &in, tmpdir, n, d), AF_EIO);
+  ck_assert_str_eq(in.what, "is a directory");
+  /* Tiny and huge finite rows: scaled, so exactly onto the sphere.
+   * Each component is (x_i/m) / q with x_i/m exact here and q =
+   * sqrt(sum (x_i/m)^2) rounded once: relative error <= 2 eps per
+   * component, so | |theta| - 1 | <= 2 eps, and the test's own norm
+   * adds < 2 eps: bound 4 eps. */
+  AFT_OK(READ_STR(y, &in, "1e-160,1e-160\n1e200,1e200\n1e-200,0\n", n, d));
+  for (size_t j = 0; j < n; j++) {
+    double s = hypot(y[j * d], y[j * d + 1]);
+    AFT_CLOSE("|theta_j| of a scaled row", s, 1.0, 0, 4 * EPS);
+  }
+  AFT_CLOSE("r of 1e-160,1e-160", y[n * d], sqrt(2.0) * 1e-160, 2 * EPS, 0);
+  AFT_CLOSE("r of 1e200,1e200", y[n * d + 1], sqrt(2.0) * 1e200, 2 * EPS, 0);
+  ck_assert(y[4] == 1.0 && y[5] == 0.0 && y[n * d + 2] == 1e-200);
+  /* Rows whose norm itself overflows are non-finite. */
+  AFT_STATUS(READ_STR(y, &in, "1,0\n1.5e308,1.5e308\n1,1\n", n, d), AF_ENONFINITE);
+  ck_assert_uint_eq(in.line, 2);
+  free(y);
+  remove_tmpdir();
+}
+END_TEST
+
+/* Weights files: the rows expected (3d) and found, NUL, directories. */
+START_TEST(test_weights_hostile)
+{
+  make_tmpdir();
+  af_weights *w = NULL;
+  af_read_info in;
+  char *p = write_temp("1,0\n0,1\n1,0\n0,1\n1,0\n");
+  AFT_STATUS(af_weights_read_info(&w, &in, p, 2), AF_EPARSE);
+  ck_assert_ptr_null(w);
+  ck_assert_uint_eq(in.expected, 6);
+  ck_assert_uint_eq(in.found, 5);
+  unlink(p);
+  free(p);
+  p = write_temp("1,0\n0,1\n1,0\n0,1\n1,0\n0,1\n1,1\n");
+  AFT_STATUS(af_weights_read_info(&w, &in, p, 2), AF_EPARSE);
+  ck_assert_uint_eq(in.line, 7);
+  ck_assert_uint_eq(in.found, 7);
+  unlink(p);
+  free(p);
+  p = write_temp("1,0\n0,1\n1,0\n0,1\n1,0\n0,1\n");
+  AFT_OK(af_weights_read_info(&w, &in, p, 2));
+  ck_assert_uint_eq(in.line, 0);
+  af_weights_free(w);
+  unlink(p);
+  free(p);
+  AFT_STATUS(af_weights_read_info(&w, &in, tmpdir, 2), AF_EIO);
+  ck_assert_str_eq(in.what, "is a directory");
+  /* A size whose d x d matrix does not fit in memory is refused, not
+   * wrapped. */
+  ck_assert_ptr_null(af_weights_alloc(2, SIZE_MAX / 2, 1.0));
+  remove_tmpdir();
+}
+END_TEST
+
+/* Sizes that overflow size_t are refused, never wrapped. */
+START_TEST(test_size_overflow)
+{
+  ck_assert_uint_eq(af_state_size((size_t) 1 << 63, 2), 0);
+  ck_assert_uint_eq(af_state_size(SIZE_MAX, 1), 0);
+  ck_assert_uint_eq(af_state_size(4, 3), 16);
+  ck_assert_ptr_null(af_work_alloc((size_t) 1 << 40, 1 << 20));
+  ck_assert_ptr_null(af_work_alloc((size_t) 1 << 33, 2));
+  double y[4];
+  size_t line;
+  ck_assert_int_eq(af_init_state(y, &line, "uniform", (size_t) 1 << 62, 8,
+                                 NAN, 1),
+                   AF_ENOMEM);
+}
+END_TEST
+
+/* Reference files carry a checksum over header and values: every
+ * single-byte change of the file, anywhere, and the loss of its last
+ * line are refused (FNV-1a maps each byte through a bijection of its
+ * state, so no one-byte change keeps the hash). */
+START_TEST(test_ref_checksum)
+{
+  const size_t len = 3;
+  mpfr_t t, u;
+  mpfr_inits2(64, t, u, (mpfr_ptr) 0);
+  mpfr_t *y = af_mp_vec_alloc(len, 64), *z = af_mp_vec_alloc(len, 64);
+  ck_assert_ptr_nonnull(y);
+  ck_assert_ptr_nonnull(z);
+  mpfr_set_d(t, 2.0, MPFR_RNDN);
+  for (size_t i = 0; i < len; i++)
+    mpfr_set_d(y[i], 1.0 / (double) (i + 3), MPFR_RNDN);
+  af_mp_ref_info info = {"test_init", "c0ffee", "mp-gauss", "n=1 d=2", 1,
+                         1e-15, 1e-17};
+  char *text = NULL;
+  size_t tlen = 0;
+  FILE *m = open_memstream(&text, &tlen);
+  ck_assert_ptr_nonnull(m);
+  AFT_OK(af_mp_ref_write(m, &info, t, y, len));
+  ck_assert_int_eq(fclose(m), 0);
+  ck_assert_ptr_nonnull(strstr(text, "\n# checksum: fnv1a64 "));
+  size_t line;
+  FILE *f = fmemopen(text, tlen, "r");
+  AFT_OK(af_mp_ref_read(u, z, len, &line, f));
+  fclose(f);
+  ck_assert(mpfr_equal_p(t, u));
+  size_t refused = 0;
+  for (size_t i = 0; i < tlen; i++) {
+    char keep = text[i];
+    text[i] = keep == '5' ? '6' : keep == '\n' ? ' ' : (char) (keep ^ 1);
+    f = fmemopen(text, tlen, "r");
+    if (af_mp_ref_read(u, z, len, &line, f) != AF_OK)
+      refused++;
+    fclose(f);
+    text[i] = keep;
+  }
+  ck_assert_uint_eq(refused, tlen);
+  /* without its checksum line */
+  char *last = strstr(text, "# checksum: ");
+  f = fmemopen(text, (size_t) (last - text), "r");
+  AFT_STATUS(af_mp_ref_read(u, z, len, &line, f), AF_EPARSE);
+  fclose(f);
+  free(text);
+  af_mp_vec_free(y, len);
+  af_mp_vec_free(z, len);
+  mpfr_clears(t, u, (mpfr_ptr) 0);
 }
 END_TEST
 
@@ -762,6 +949,10 @@ static Suite *init_suite(void)
   TCase *tf = tcase_create("files");
   tcase_add_test(tf, test_file_good);
   tcase_add_test(tf, test_file_errors);
+  tcase_add_test(tf, test_file_hostile);
+  tcase_add_test(tf, test_weights_hostile);
+  tcase_add_test(tf, test_size_overflow);
+  tcase_add_test(tf, test_ref_checksum);
   tcase_add_test(tf, test_write_atomic);
   tcase_add_test(tf, test_write_stdout);
   tcase_add_test(tf, test_write_atomic_efbig);

@@ -11,6 +11,7 @@
 #include <config.h>
 
 #include "aftest.h"
+#include "s7.h"
 #include "theory.h"
 
 #include <float.h>
@@ -743,6 +744,53 @@ START_TEST(test_contracts)
 }
 END_TEST
 
+/* gap0: Post-LN is autonomous, so the solution from gamma(2) run for 3
+ * more units equals gamma(5) from the orthonormal start (both at rtol
+ * 1e-14: 1e-12 covers the two runs' errors on this contracting flow). */
+START_TEST(test_gap0_restart)
+{
+  af_t41_params p;
+  af_t41_params_init(&p, 5, 1.5, AF_POST_LN);
+  double t[2] = {2.0, 5.0}, g[2], gap[2];
+  AFT_OK(af_t41_solve(g, gap, NULL, t, 2, &p));
+  af_t41_params q = p;
+  q.gap0 = gap[0];
+  double t3 = 3.0, g3;
+  AFT_OK(af_t41_solve(&g3, NULL, NULL, &t3, 1, &q));
+  AFT_CLOSE("gamma(5) via restart", g3, g[1], 0, 1e-12);
+  q.gap0 = 0.0;
+  ck_assert_int_eq(af_t41_params_validate(&q), AF_EINVAL);
+  q.gap0 = 5.0 / 4.0 + 1e-9; /* above n/(n-1) */
+  ck_assert_int_eq(af_t41_params_validate(&q), AF_EINVAL);
+}
+END_TEST
+
+/* theory/s7.c: the closed form of the map on the symmetric start equals
+ * the general map of the same file applied to the orthonormal start,
+ * every scheme, a few layers (independent formulas: rounding only). */
+START_TEST(test_s7_sym_matches_step)
+{
+  const size_t n = 4, d = 4;
+  af_s7_params q = {(af_scheme_id) _i, 1.3, 0.8, 0.4, 0.25};
+  double y[20], yn[20], w = 1.0, r = 1.7, h = 0.1;
+  memset(y, 0, sizeof y);
+  for (size_t j = 0; j < n; j++) {
+    y[j * d + j] = 1.0;
+    y[n * d + j] = 1.7;
+  }
+  for (size_t l = 0; l < 6; l++) {
+    AFT_OK(af_s7_step(yn, y, n, d, l, h, &q));
+    AFT_OK(af_s7_sym_step(&w, &r, w, r, n, l, h, &q));
+    memcpy(y, yn, sizeof y);
+  }
+  double diff = 0;
+  for (size_t i = 0; i < d; i++)
+    diff += (y[i] - y[d + i]) * (y[i] - y[d + i]);
+  AFT_CLOSE("gap", 0.5 * diff, w, 0, 1e-14);
+  AFT_CLOSE("radius", y[n * d], r, 1e-14, 0);
+}
+END_TEST
+
 static Suite *t41_suite(void)
 {
   Suite *s = suite_create("t41");
@@ -760,6 +808,8 @@ static Suite *t41_suite(void)
   tcase_add_test(tc, test_ode_invariants);
   tcase_add_test(tc, test_K);
   tcase_add_test(tc, test_terminal_laws);
+  tcase_add_test(tc, test_gap0_restart);
+  tcase_add_loop_test(tc, test_s7_sym_matches_step, 0, AF_SCHEME_COUNT);
   suite_add_tcase(s, tc);
   tc = tcase_create("nparticle");
   tcase_set_timeout(tc, 60);

@@ -171,6 +171,7 @@ void af_t41_params_init(af_t41_params *p, size_t n, double beta,
   p->alpha = 1.0;
   p->alpha_decay = 0.0;
   p->tau = 1.0;
+  p->gap0 = 1.0;
   p->var = AF_T41_VAR_LOGGAP;
   p->rtol = 0.0;
   p->atol = 0.0;
@@ -183,11 +184,13 @@ int af_t41_params_validate(const af_t41_params *p)
     return AF_EINVAL;
   if (!isfinite(p->beta) || !isfinite(p->r0) || !isfinite(p->alpha) ||
       !isfinite(p->alpha_decay) || !isfinite(p->tau) || !isfinite(p->rtol) ||
+      !isfinite(p->gap0) ||
       !isfinite(p->atol))
     return AF_ENONFINITE;
   if (p->n < 2 || p->beta < 0 || (unsigned) p->scheme >= AF_SCHEME_COUNT ||
       !(p->r0 > 0) || !(p->alpha > 0) || p->alpha_decay < 0 || p->tau < 0 ||
-      (unsigned) p->var >= AF_T41_VAR_COUNT || p->rtol < 0 || p->atol < 0)
+      (unsigned) p->var >= AF_T41_VAR_COUNT || p->rtol < 0 || p->atol < 0 ||
+      !(p->gap0 > 0) || p->gap0 * (double) (p->n - 1) > (double) p->n)
     return AF_EINVAL;
   return AF_OK;
 }
@@ -423,7 +426,9 @@ int af_t41_solve_ex(double *gamma, double *gap, double *r,
   af_t41_initial_velocity(&v0, p);
   o.h = v0 > 0 ? 1e-3 / v0 : 1e-3;
 
-  double y[2] = {0.0, p->r0}, t = 0.0; /* gamma = 0 and u = log 1 = 0 */
+  /* gamma(0) = 1 - gap0, u(0) = log gap0 (0 at the orthonormal start) */
+  double y[2] = {p->var == AF_T41_VAR_GAMMA ? 1.0 - p->gap0 : log(p->gap0),
+                 p->r0}, t = 0.0;
   int mix = p->scheme == AF_MIX_LN;
   o.ctx.after = mix && p->tau == 0; /* tau = 0: Pre-LN from the start */
 

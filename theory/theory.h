@@ -77,12 +77,14 @@ typedef struct {
   double alpha;        /* nGPT: alpha(t) = alpha (1+t)^(-alpha_decay), > 0 */
   double alpha_decay;  /* >= 0                                           */
   double tau;          /* Mix-LN switch time, >= 0                       */
+  double gap0;         /* 1 - gamma(0) in (0, n/(n-1)]; 1 = orthonormal  */
   af_t41_var var;      /* integration variable (default LOGGAP)          */
   double rtol, atol;   /* integrator tolerances; 0 = defaults 1e-14, 1e-16 */
   unsigned long max_steps; /* per output interval; 0 = 10^7              */
 } af_t41_params;
 
-/* Defaults: r0 = 1, alpha = 1, decay 0, tau = 1, LOGGAP, default tols. */
+/* Defaults: r0 = 1, alpha = 1, decay 0, tau = 1, gap0 = 1 (the orthonormal
+ * start), LOGGAP, default tols. */
 void af_t41_params_init(af_t41_params *p, size_t n, double beta,
                         af_scheme_id scheme);
 /* Take n, beta, scheme, alpha, alpha_decay, tau from a model, with r0.
@@ -102,7 +104,8 @@ double af_t41_alpha(const af_t41_params *p, double t);
 int af_t41_rates(double *s, double *rho, double t, double r, double w,
                  int after, const af_t41_params *p);
 
-/* Integrate from gamma(0) = 0, r(0) = r0 and report at times[k] (finite,
+/* Integrate from gamma(0) = 1 - gap0 (any equiangular start: the
+ * symmetry of T4.1 holds for every common cosine), r(0) = r0 and report at times[k] (finite,
  * >= 0, non-decreasing): gamma[k], gap[k] = 1 - gamma[k] (with the LOGGAP
  * variable it keeps its relative accuracy), r[k].  Any output may be NULL.
  * GSL rk8pd, error per step <= atol + rtol |y| on each component; Mix-LN

@@ -1,0 +1,299 @@
+#!/bin/sh
+# test_hostile.sh -- hostile input and faults: sizes that overflow or
+# exceed the machine, malformed and endless files, corrupted checkpoints,
+# output paths that must not be replaced, signals, full disks, option
+# abuse.  Every case asserts the exit status and a fragment of the one
+# error line (or the correct result).  Run by 'make check' with
+# top_builddir and top_srcdir exported.
+
+top_builddir=${top_builddir:-.}
+AF="$top_builddir/attnflow"
+if [ ! -x "$AF" ]; then
+  echo "test_hostile.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-hostile.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+out="$tmp/o"   # output directory; must be empty after every bad input
+in="$tmp/in"   # input files
+mkdir "$out" "$in" || exit 99
+
+. "$(dirname "$0")/cli_lib.sh"
+
+B="run --scheme post-ln --n 4 --d 3 --beta 1 --t-end 1"
+
+# hostile NAME STATUS FRAGMENT ARGS...: bad (cli_lib.sh: the status, one
+# line "attnflow: ..." on stderr, nothing on stdout, no file left) and the
+# line contains FRAGMENT.
+hostile() {
+  hname=$1
+  hwant=$2
+  hfrag=$3
+  shift 3
+  before=$nfail
+  bad "$hname" "$hwant" "$@"
+  if [ "$nfail" -eq "$before" ] && ! grep -qF -- "$hfrag" "$tmp/stderr"; then
+    notok "$hname: message" "'$(cat "$tmp/stderr")' lacks '$hfrag'"
+  fi
+}
+
+# ------------------------------------------------------------ sizes
+hostile "n = 2^63: the state size would wrap" 1 "overflows" \
+  run --scheme post-ln --n 9223372036854775808 --d 2 --beta 1
+hostile "n d + n wraps to 0" 1 "overflows" \
+  run --scheme post-ln --n 4611686018427387904 --d 3 --beta 1
+hostile "d = 2^63 - 1: d + 1 fine, n (d + 1) wraps" 1 "overflows" \
+  run --scheme post-ln --n 4 --d 9223372036854775807 --beta 1
+hostile "n = 2^31: the n x n matrix exceeds any machine" 1 "more than the" \
+  run --scheme post-ln --n 2147483648 --d 1 --beta 1
+hostile "MPFR path: memory beyond the machine" 1 "more than the" \
+  run --scheme post-ln --n 1000000 --d 3 --beta 1 --precision 1000
+hostile "--weights kaiming --h 1e-12 fails fast" 1 "weight sets" \
+  $B --weights kaiming --h 1e-12
+hostile "rk4 step count beyond --max-steps" 2 "more than --max-steps" \
+  $B --method rk4 --h 1e-12
+hostile "layers step count beyond --max-steps" 2 "more than --max-steps 100" \
+  $B --method layers --h 0.001 --max-steps 100
+
+# ------------------------------------------------------------ init files
+printf '1,0,0\0junk\n0,1,0\n0,0,1\n1,1,1\n' >"$in/nul.csv"
+hostile "--init: a NUL byte in a row" 1 "nul.csv:1: malformed input: NUL byte" \
+  $B --init "file:$in/nul.csv"
+printf '1,,0,0\n0,1,0\n0,0,1\n1,1,1\n' >"$in/empty.csv"
+hostile "--init: an empty field" 1 "empty.csv:1: malformed input: empty field" \
+  $B --init "file:$in/empty.csv"
+printf '1,0,0\n0,1,0\n,0,0,1\n1,1,1\n' >"$in/lead.csv"
+hostile "--init: a leading comma" 1 "lead.csv:3: malformed input: empty field" \
+  $B --init "file:$in/lead.csv"
+printf '1,0,0\n0,1,0,5\n0,0,1\n1,1,1\n' >"$in/wide.csv"
+hostile "--init: too many numbers, counts named" 1 \
+  "wide.csv:2: malformed input: expected 3 numbers in the row, found 4" \
+  $B --init "file:$in/wide.csv"
+printf '1,0,0\n0,1,0\n0,0,1\n' >"$in/short.csv"
+hostile "--init: too few rows, counts named" 1 "expected 4 token rows, found 3" \
+  $B --init "file:$in/short.csv"
+printf '1,0,0\n0,1,0\n0,0,1\n1,1,1\n2,2,2\n' >"$in/long.csv"
+hostile "--init: too many rows, counts named" 1 "expected 4 token rows, found 5" \
+  $B --init "file:$in/long.csv"
+hostile "--init file:/dev/zero ends at once" 1 "/dev/zero:1: malformed input: NUL byte" \
+  $B --init file:/dev/zero
+hostile "--init of a directory" 1 "is a directory" $B --init "file:$in"
+head -c 70000 /dev/zero | tr '\0' '1' >"$in/huge.csv"
+hostile "--init: a line longer than any row" 1 "line too long" \
+  $B --init "file:$in/huge.csv"
+printf '1,0,0\n0,nan,0\n0,0,1\n1,1,1\n' >"$in/nan.csv"
+hostile "--init: NaN" 1 "non-finite" $B --init "file:$in/nan.csv"
+printf '0,0,0\n0,1,0\n0,0,1\n1,1,1\n' >"$in/zero.csv"
+hostile "--init: a zero row" 1 "norm zero" $B --init "file:$in/zero.csv"
+
+# Rows of tiny and huge finite norm are read exactly onto the sphere: at
+# t = 0 the drift | |theta_j| - 1 | is a few rounding units (scaled
+# norms), not 5.6e-6 (1e-160 squared is subnormal).
+printf '1e-160,1e-160,0\n1e-200,0,0\n1e200,1e200,0\n0,0,1\n' >"$in/scale.csv"
+if "$AF" run --scheme post-ln --n 4 --d 3 --beta 1 --init "file:$in/scale.csv" --times 0 --observables t,r_min,r_max,drift \
+  --out "$tmp/scale.csv" 2>"$tmp/stderr"; then
+  row=$(rows "$tmp/scale.csv")
+  if echo "$row" | awk -F, '{ exit !($2 == 1e-200 && $3 > 1.41e200 && $3 < 1.42e200 && $4 < 1e-15) }'; then
+    ok "rows of norm 1e-200, 1e-160 and 1e200 land on the sphere ($row)"
+  else
+    notok "rows of norm 1e-200, 1e-160 and 1e200" "row $row"
+  fi
+else
+  notok "rows of norm 1e-200, 1e-160 and 1e200" "$(cat "$tmp/stderr")"
+fi
+
+# ------------------------------------------------------------ weights files
+hostile "--weights of a directory" 1 "is a directory, not a file" $B --weights "$in"
+printf '1,0,0\n0,1,0\n0,0,1\n1,0,0\n0,1,0\n0,0,1\n1,0,0\n0,1,0\n' >"$in/w8"
+hostile "--weights: too few rows, counts named" 1 "expected 9 rows" $B --weights "$in/w8"
+printf '1,0,0\n0,1,0\n0,0,1\n1,0,0\n0,1,0\n0,0,1\n1,0,0\n0,1,0\n0,0,1\n1,1,1\n' >"$in/w10"
+hostile "--weights: too many rows, counts named" 1 "found 10" $B --weights "$in/w10"
+printf '1,0,0\n0,1,0\n0,0\0,1\n' >"$in/wnul"
+hostile "--weights: a NUL byte" 1 "NUL byte" $B --weights "$in/wnul"
+hostile "--weights /dev/zero ends at once" 1 "NUL byte" $B --weights /dev/zero
+
+# ------------------------------------------------------------ options
+hostile "a duplicate option" 2 "--n given twice" $B --n 5
+hostile "a duplicate option, --opt=VALUE form" 2 "--beta given twice" $B --beta=2
+hostile "--rtol 10" 2 "--rtol must be in" $B --rtol 10
+hostile "--rtol 1 (no accuracy)" 2 "--rtol must be in" $B --rtol 1
+hostile "--rtol 1e-300 (below DBL_EPSILON)" 2 "--rtol must be in" $B --rtol 1e-300
+hostile "--atol 1e300" 2 "--atol must be in (0, 1]" $B --atol 1e300
+hostile "--atol inf" 2 "atol" $B --atol inf
+hostile "--h 0" 2 "--h must be" $B --h 0
+
+# ------------------------------------------------------------ checkpoints
+CK="run --scheme post-ln --n 4 --d 3 --beta 1 --times 0.5,1 --precision 128 --tol 1e-30"
+if "$AF" $CK --checkpoint "$tmp/ck" --out "$tmp/ck.csv" 2>"$tmp/stderr" &&
+  tail -n 1 "$tmp/ck" | grep -q '^checksum fnv1a64 [0-9a-f]\{16\}$'; then
+  ok "a checkpoint ends with its checksum line"
+else
+  notok "a checkpoint ends with its checksum line" "$(cat "$tmp/stderr")"
+fi
+cp "$tmp/ck" "$in/ck"
+# One hex digit of every saved state line changed: each must fail.
+nst=$(grep -c '^y ' "$in/ck")
+caught=0
+k=1
+while [ "$k" -le "$nst" ]; do
+  awk -v k="$k" '/^y / { if (++n == k) { c = substr($2, 6, 1); $0 = "y " substr($2, 1, 5) (c == "1" ? "2" : "1") substr($2, 7) } } { print }' \
+    "$in/ck" >"$in/ck.bad"
+  if ! cmp -s "$in/ck" "$in/ck.bad" &&
+    ! "$AF" $CK --resume "$in/ck.bad" --out "$out/r.csv" 2>"$tmp/stderr" &&
+    grep -q "checksum mismatch" "$tmp/stderr"; then
+    caught=$((caught + 1))
+  fi
+  k=$((k + 1))
+done
+rm -f "$out"/*
+if [ "$nst" -gt 0 ] && [ "$caught" -eq "$nst" ]; then
+  ok "one changed hex digit in each of the $nst state lines: all refused"
+else
+  notok "changed state digits refused" "$caught of $nst"
+fi
+sed 's/^params scheme=post-ln/params scheme=post-lm/' "$in/ck" >"$in/ck.params"
+hostile "a checkpoint with changed parameters" 1 "checksum mismatch" \
+  $CK --resume "$in/ck.params"
+head -n -1 "$in/ck" >"$in/ck.nosum"
+hostile "a checkpoint without its checksum" 1 "no checksum line" \
+  $CK --resume "$in/ck.nosum"
+head -c $(($(wc -c <"$in/ck") / 2)) "$in/ck" >"$in/ck.trunc"
+hostile "a truncated checkpoint" 1 "ck.trunc:" $CK --resume "$in/ck.trunc"
+hostile "--resume /dev/zero ends at once" 1 "/dev/zero:1: malformed input" \
+  $CK --resume /dev/zero
+hostile "--resume of a directory" 1 "Is a directory" $CK --resume "$in"
+if "$AF" $CK --resume "$in/ck" --out "$tmp/re.csv" 2>"$tmp/stderr" &&
+  [ "$(rows "$tmp/re.csv")" = "$(rows "$tmp/ck.csv")" ]; then
+  ok "the intact checkpoint resumes to the same rows"
+else
+  notok "the intact checkpoint resumes" "$(cat "$tmp/stderr")"
+fi
+
+# ------------------------------------------------------------ output paths
+echo "before" >"$tmp/log"
+if "$AF" $B --out /dev/stdout >>"$tmp/log" 2>"$tmp/stderr" && echo "after" >>"$tmp/log" &&
+  [ "$(head -n 1 "$tmp/log")" = before ] && [ "$(tail -n 1 "$tmp/log")" = after ] &&
+  [ "$(grep -c '^[0-9]' "$tmp/log")" -eq 2 ]; then
+  ok "--out /dev/stdout >> log appends, keeping the lines around it"
+else
+  notok "--out /dev/stdout >> log" "$(head -c 200 "$tmp/log" | tr '\n' '|')"
+fi
+echo "kept" >"$tmp/log2"
+if "$AF" $B --out "$tmp/log2" >>"$tmp/log2" 2>"$tmp/stderr" &&
+  [ "$(head -n 1 "$tmp/log2")" = kept ]; then
+  ok "--out naming the file stdout appends to is written through"
+else
+  notok "--out = stdout's file" "$(head -n 2 "$tmp/log2" | tr '\n' '|')"
+fi
+if [ -e /dev/full ]; then
+  hostile "--out /dev/full says the disk is full" 1 "No space left on device" \
+    $B --out /dev/full
+  hostile "--save-state /dev/full" 1 "No space left on device" \
+    $B --save-state /dev/full --out "$out/r.csv"
+  "$AF" $B >/dev/full 2>"$tmp/stderr"
+  st=$?
+  if [ "$st" -eq 1 ] && grep -q "No space left on device" "$tmp/stderr"; then
+    ok "stdout on a full disk: exit 1, No space left on device"
+  else
+    notok "stdout on a full disk" "exit $st: $(cat "$tmp/stderr")"
+  fi
+  if "$AF" $CK --checkpoint /dev/full --out "$tmp/ckfull.csv" 2>"$tmp/stderr" &&
+    grep -q "cannot write checkpoint '/dev/full'.*No space left on device" "$tmp/stderr" &&
+    [ "$(rows "$tmp/ckfull.csv")" = "$(rows "$tmp/ck.csv")" ]; then
+    ok "a checkpoint that cannot be written is reported; the result is written"
+  else
+    notok "a failed checkpoint write" "$(cat "$tmp/stderr")"
+  fi
+else
+  skip "full-disk cases" "no /dev/full"
+fi
+
+# ------------------------------------------------------------ signals
+# A run long enough to be killed (fixed steps: ~10^6 of them); the
+# temporary file beside --out must be gone and --out never created.
+LONG="run --scheme post-ln --n 4 --d 3 --beta 1 --t-end 10 --method rk4 --h 1e-5"
+for sig in TERM HUP INT; do
+  rm -rf "$out" && mkdir "$out"
+  if [ "$sig" = INT ]; then
+    # A background job of a non-interactive shell ignores SIGINT (and
+    # keeps it ignored); a small Python launcher restores it.
+    if command -v python3 >/dev/null 2>&1; then
+      python3 -c 'import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$AF" $LONG --out "$out/r.csv" 2>/dev/null &
+    else
+      skip "SIGINT" "no python3"
+      continue
+    fi
+  else
+    "$AF" $LONG --out "$out/r.csv" 2>/dev/null &
+  fi
+  pid=$!
+  i=0
+  while [ "$i" -lt 100 ] && [ -z "$(ls -A "$out")" ]; do
+    sleep 0.05
+    i=$((i + 1))
+  done
+  kill -"$sig" "$pid"
+  wait "$pid"
+  st=$?
+  left=$(ls -A "$out")
+  if [ "$st" -gt 128 ] && [ -z "$left" ]; then
+    ok "SIG$sig: no temporary file left (exit $st)"
+  else
+    notok "SIG$sig" "exit $st, left: $left"
+  fi
+done
+
+# ------------------------------------------------------------ long runs
+# Rows reach standard output as their times are reached: the row of
+# t = 0 is there while the run is still going; killed, it stays.
+"$AF" $LONG --times 0,10 >"$tmp/stream.out" 2>/dev/null &
+pid=$!
+i=0
+while [ "$i" -lt 200 ] && ! grep -q '^0,' "$tmp/stream.out"; do
+  sleep 0.05
+  i=$((i + 1))
+done
+if kill -0 "$pid" 2>/dev/null && grep -q '^0,' "$tmp/stream.out"; then
+  ok "the row of t = 0 is on standard output while the run goes on"
+else
+  notok "rows streamed" "$(head -c 300 "$tmp/stream.out" | tr '\n' '|')"
+fi
+kill "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+"$AF" $B --times 0,0.5,1 --observables t,drift >"$tmp/s.csv" 2>"$tmp/stderr"
+"$AF" $B --times 0,0.5,1 --observables t,drift --out "$tmp/f.csv" 2>>"$tmp/stderr"
+if [ "$(rows "$tmp/s.csv" | grep -v '^#')" = "$(rows "$tmp/f.csv")" ] &&
+  [ "$(tail -n 1 "$tmp/s.csv" | cut -c1-8)" = "# blas: " ] &&
+  grep -q '^# steps: ' "$tmp/f.csv"; then
+  ok "streamed rows equal the file's; the statistics follow them"
+else
+  notok "streamed rows" "$(tail -n 3 "$tmp/s.csv" | tr '\n' '|')"
+fi
+# Progress on a terminal (script(1) gives the run one), none otherwise.
+if command -v script >/dev/null 2>&1 &&
+  script -qec "true" /dev/null >/dev/null 2>&1; then
+  # about 1 s and 2 s of CPU: progress lines start after 0.5 s
+  for p in "--n 4 --t-end 3 --method rk4 --h 1e-5" \
+    "--n 8 --t-end 5 --precision 160 --tol 1e-40"; do
+    script -qec "$AF run --scheme post-ln --d 3 --beta 1 $p --out $tmp/p.csv" \
+      /dev/null >"$tmp/tty" 2>&1 </dev/null
+    if grep -q 'steps, .* elapsed, about .* to go' "$tmp/tty"; then
+      ok "progress on a terminal ($p)"
+    else
+      notok "progress on a terminal ($p)" "$(tr '\r' '|' <"$tmp/tty" | head -c 300)"
+    fi
+  done
+else
+  skip "progress on a terminal" "no script(1)"
+fi
+if [ ! -s "$tmp/stderr" ]; then
+  ok "no progress when standard error is not a terminal"
+else
+  notok "no progress off a terminal" "$(head -c 200 "$tmp/stderr")"
+fi
+
+cli_summary
