@@ -1,178 +1,192 @@
 #!/bin/sh
-# bench_mp.sh -- the MPFR benchmark of issue 3 in one run: libattnflow's
-# mp-gauss and mp-gbs against mpmath's odefun and Boost.Odeint's
-# bulirsch_stoer, on n = 32, d = 3, beta = 1, T = 10, Post-LN and Peri-LN
-# (Q = K = V = I, softmax), 256 bits, from bench/data/mp_n32d3.txt.
-# See bench/README.md for what is measured; 'make bench-mp' runs it.
+# bench_mp.sh -- the MPFR benchmark in one run: libattnflow's default
+# --precision method (mp-gbs) against Boost.Odeint's bulirsch_stoer built
+# two ways -- stock (at most 8 extrapolation rows, a static const m_k_max
+# in boost/numeric/odeint/stepper/bulirsch_stoer.hpp) and with the cap
+# raised to 16 rows (order 32) from a copy of that header made here, in a
+# temporary include directory, at build time -- on n = 32, d = 3, beta = 1,
+# Q = K = V = I, softmax, 256 bits, tol 1e-60, from several starts: the
+# bench start bench/data/mp_n32d3.txt and random Gaussian rows (normalized
+# by af_init_state) of the same size.  Every error is measured against a
+# reference at higher precision and tighter tolerance.  See bench/README.md;
+# 'make bench-mp' runs it.
 #
 # Environment (all optional):
 #   BUILDDIR   build directory holding bench/bench_mp   (default: .)
 #   SRCDIR     source directory                          (default: script/..)
-#   OUT        directory for states and logs             (default: BUILDDIR/bench-mp-out)
-#   ODEINT     path of bench_mp_odeint; empty: peer skipped
-#              (default: BUILDDIR/bench/bench_mp_odeint if present)
-#   PYTHON     Python with mpmath                         (default: /usr/bin/python3)
-#   CAP        CPU seconds after which the Boost.Odeint run stops at its
-#              next output time (default 900; 0: run to T)
-#   ODEINT_TOL_POST, ODEINT_TOL_PERI   eps_abs of bulirsch_stoer, tuned so
-#              that its error at the time reached is <= 1e-60 (defaults below)
-#   MPMATH     bound (default: lower bound from odefun's algorithm and the
-#              measured cost of one evaluation) | full (run odefun with CAP)
-#   MPMATH_TOL tol of odefun for MPMATH=full (default: mpmath's, ~eps)
-#   SCHEMES    default "post-ln peri-ln"
-#   REF_GAUSS  1 (default): the reference is checked against a second one by
-#              mp-gauss at 512 bits, tol 1e-80 (about 15 min of CPU per
-#              scheme); 0: skipped, and the only cross-check of the mp-gbs
-#              reference is the err column of the 256-bit mp-gauss row
+#   OUT        directory for states, logs, peer builds   (default: BUILDDIR/bench-mp-out)
+#   T          end time                                  (default 10)
+#   SCHEMES    default "post-ln"
+#   SEEDS      seeds of the Gaussian starts              (default "1 2")
+#   THREADS    OMP_NUM_THREADS of our runs               (default 2)
+#   CAP        CPU seconds after which a peer run stops at its next output
+#              time (default 0: run to T); a capped peer's ratio is a lower
+#              bound
+#   STOCK      1 (default): also time the stock peer; 0: only the raised cap
+#   ODEINT_TOL eps_abs of bulirsch_stoer (default 1e-58, tuned so that its
+#              error on the bench start at T = 10 is <= 1e-60)
+#   REF_PREC, REF_TOL   the reference run (mp-gbs; default 512 bits, 1e-80)
+#   REF_CHECK  1 (default): the reference is checked against a second run
+#              at REF_PREC + 128 bits, tol REF_TOL 1e-10 (agreement <= 1e-70
+#              required); 0: skipped (the reference's own err_est is logged)
+#   CXX, CXXFLAGS       compiler of the peer (default g++, -O2)
 #
-# The reference (512 bits, tol 1e-80, both of our methods, agreeing) is
-# computed once into OUT and reused; delete OUT/ref_* to recompute it.
-# Timings are process CPU seconds of the integration alone (wall seconds
-# are logged too); every program runs single-threaded, back to back.
+# The reference of each start is computed once into OUT and reused (delete
+# OUT/ref_* to recompute).  The machine may be shared: each program's
+# process CPU time and wall time are both recorded, peer and attnflow run
+# back to back in this one run, and the load average is printed at start
+# and end.  Our runs use THREADS threads (the rows of the extrapolation
+# table in parallel; results are bit-identical for any thread count), the
+# peer one; CPU time sums over threads.
 set -eu
 
 BUILDDIR=${BUILDDIR:-.}
 SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$BUILDDIR/bench-mp-out}
-PYTHON=${PYTHON:-/usr/bin/python3}
-CAP=${CAP:-900}
-ODEINT_TOL_POST=${ODEINT_TOL_POST:-1e-58}
-ODEINT_TOL_PERI=${ODEINT_TOL_PERI:-1e-58}
-MPMATH=${MPMATH:-bound}
-MPMATH_TOL=${MPMATH_TOL:-}
-SCHEMES=${SCHEMES:-"post-ln peri-ln"}
-REF_GAUSS=${REF_GAUSS:-1}
-if [ -z "${ODEINT+set}" ]; then
-  ODEINT=$BUILDDIR/bench/bench_mp_odeint
-  [ -x "$ODEINT" ] || ODEINT=
-fi
-case "$ODEINT" in ""|/*) ;; *) ODEINT=$BUILDDIR/$ODEINT ;; esac
-export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
+T=${T:-10}
+SCHEMES=${SCHEMES:-post-ln}
+SEEDS=${SEEDS:-"1 2"}
+THREADS=${THREADS:-2}
+CAP=${CAP:-0}
+STOCK=${STOCK:-1}
+ODEINT_TOL=${ODEINT_TOL:-1e-58}
+REF_PREC=${REF_PREC:-512}
+REF_TOL=${REF_TOL:-1e-80}
+REF_CHECK=${REF_CHECK:-1}
+CXX=${CXX:-g++}
+CXXFLAGS=${CXXFLAGS:--O2}
+export OPENBLAS_NUM_THREADS=1
 
 B=$BUILDDIR/bench/bench_mp
-PEER_PY=$SRCDIR/bench/bench_mp_mpmath.py
-INIT=$SRCDIR/bench/data/mp_n32d3.txt
-TIMES=0.125,0.25,0.5,1,2,3,4,5,6,7,8,9,10
-T=10
 mkdir -p "$OUT"
+# Output times of the peers and the reference: T/80, T/40, T/20, T/10,
+# 2T/10, ..., T (a capped peer stops at one of them).
+TIMES=$(awk -v T="$T" 'BEGIN { s = sprintf("%.17g,%.17g,%.17g", T / 80, T / 40, T / 20)
+  for (k = 1; k <= 10; k++) s = s "," sprintf("%.17g", T * k / 10); print s }')
 LOG=$OUT/results.txt
 : > "$LOG"
-
-# value KEY LINE: the value of KEY=... in a RESULT line
 value() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
 say() { printf '%s\n' "$*" | tee -a "$LOG"; }
 
+# ---------------------------------------------------------------- peers
+# Both peers from bench/bench_mp_odeint.cpp with the same compiler and
+# flags; the raised one finds the edited header first on its include path.
+HDR=boost/numeric/odeint/stepper/bulirsch_stoer.hpp
+SYS_HDR=$(echo '#include <boost/numeric/odeint.hpp>' \
+  | $CXX $CXXFLAGS -x c++ -M - 2>/dev/null | tr ' \\' '\n\n' | grep "/$HDR\$" | head -1)
+[ -n "$SYS_HDR" ] || { echo "bench_mp.sh: $HDR not found (Boost.Odeint)" >&2; exit 1; }
+INC=$(mktemp -d "${TMPDIR:-/tmp}/bench_mp_inc.XXXXXX")
+trap 'rm -rf "$INC"' EXIT INT TERM
+mkdir -p "$INC/$(dirname "$HDR")"
+sed 's/\(m_k_max *= *\)8;/\116;/' "$SYS_HDR" > "$INC/$HDR"
+grep -q 'm_k_max = 16;' "$INC/$HDR" || {
+  echo "bench_mp.sh: m_k_max = 8 not found in $SYS_HDR" >&2; exit 1; }
+PEER_SRC=$SRCDIR/bench/bench_mp_odeint.cpp
+# (Kept in OUT and rebuilt only when the source is newer.)
+[ "$OUT/odeint_cap8" -nt "$PEER_SRC" ] ||
+  $CXX $CXXFLAGS -o "$OUT/odeint_cap8" "$PEER_SRC" -lmpfr -lgmp
+[ "$OUT/odeint_cap16" -nt "$PEER_SRC" ] ||
+  $CXX $CXXFLAGS -I"$INC" -o "$OUT/odeint_cap16" "$PEER_SRC" -lmpfr -lgmp
+PEERS=cap16
+[ "$STOCK" = 0 ] || PEERS="cap16 cap8"
+
 say "# bench_mp.sh $(date -u '+%Y-%m-%d %H:%M:%S UTC')"
 say "# commit $(cd "$SRCDIR" && git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)," \
-    "cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)"
+    "cpu $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1), $(nproc) cores"
+say "# peers: $CXX $CXXFLAGS, Boost header $SYS_HDR (cap8: as shipped; cap16: m_k_max = 16)"
+say "# case: n=32 d=3 beta=1 T=$T Q=K=V=I softmax 256 bits tol 1e-60; ours" \
+    "OMP_NUM_THREADS=$THREADS, peers 1 thread (eps_abs $ODEINT_TOL)"
+say "# reference: mp-gbs $REF_PREC bits tol $REF_TOL"
 say "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-say "# case: n=32 d=3 beta=1 T=$T Q=K=V=I softmax, init $INIT"
 
-# ---------------------------------------------------------------- reference
-REF_METHODS=mp-gbs
-[ "$REF_GAUSS" = 0 ] || REF_METHODS="mp-gbs mp-gauss"
-for s in $SCHEMES; do
-  for m in $REF_METHODS; do
-    f=$OUT/ref_${s}_${m}.txt
-    if [ ! -s "$f" ]; then
-      echo "computing reference $s $m (512 bits, tol 1e-80) ..." >&2
-      "$B" run --init "$INIT" --scheme "$s" --method "$m" --prec 512 --tol 1e-80 \
-        --times "$TIMES" --out "$f.tmp" --label "ref-$m" > "$OUT/ref_${s}_${m}.log"
-      mv "$f.tmp" "$f"
-    fi
-  done
-  if [ "$REF_GAUSS" = 0 ]; then
-    say "# reference $s: 512-bit mp-gbs (tol 1e-80); second reference skipped (REF_GAUSS=0)"
-    continue
-  fi
-  r=$("$B" compare --ref "$OUT/ref_${s}_mp-gbs.txt" --in "$OUT/ref_${s}_mp-gauss.txt" \
-        --label "ref-agreement-$s" | grep '^RESULT')
-  say "# reference $s: 512-bit mp-gbs vs mp-gauss (tol 1e-80) max difference at T: $(value err "$r")"
-  # Agreement to 1e-70 is what lets the reference measure errors of 1e-60
-  # to 1e-10 relative.
-  awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
-    say "FAIL: the two references of $s disagree"; exit 1; }
+# ---------------------------------------------------------------- starts
+STARTS=bench
+cp "$SRCDIR/bench/data/mp_n32d3.txt" "$OUT/start_bench.txt"
+for s in $SEEDS; do
+  "$B" init --out "$OUT/start_gauss$s.txt" --n 32 --d 3 --seed "$s" --spec gaussian
+  STARTS="$STARTS gauss$s"
 done
 
-# ---------------------------------------------------------------- f(0, y0)
-for s in $SCHEMES; do
-  "$B" rhs0 --init "$INIT" --scheme "$s" --prec 512 --out "$OUT/f0_ours_$s.txt"
-  "$PYTHON" "$PEER_PY" --init "$INIT" --scheme "$s" --rhs0 "$OUT/f0_mpmath_$s.txt"
-  peers=mpmath
-  if [ -n "$ODEINT" ]; then
-    "$ODEINT" --init "$INIT" --scheme "$s" --rhs0 "$OUT/f0_odeint_$s.txt"
-    peers="mpmath odeint"
-  fi
-  for p in $peers; do
-    r=$("$B" compare --ref "$OUT/f0_ours_$s.txt" --in "$OUT/f0_${p}_$s.txt" --label f0 | grep '^RESULT')
-    say "# f(0, y0) $s: $p vs af_mp_rhs (512 bits): max difference $(value err "$r")"
-    awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
-      say "FAIL: the $p vector field differs from af_mp_rhs"; exit 1; }
-  done
-done
-
-# ---------------------------------------------------------------- timed runs
-# One line per program: scheme program t_end cpu wall err note
+# ---------------------------------------------------------------- runs
 ROWS=$OUT/rows.txt
 : > "$ROWS"
-for s in $SCHEMES; do
-  ref=$OUT/ref_${s}_mp-gbs.txt
-  for m in mp-gauss mp-gbs; do
-    r=$("$B" run --init "$INIT" --scheme "$s" --method "$m" --prec 256 --tol 1e-60 \
-          --T "$T" --ref "$ref" --out "$OUT/run_${s}_$m.txt" --label ours | grep '^RESULT')
+for sch in $SCHEMES; do
+  for st in $STARTS; do
+    init=$OUT/start_$st.txt
+    ref=$OUT/ref_${sch}_${st}_T$T.txt
+    if [ ! -s "$ref" ]; then
+      echo "computing reference $sch $st ..." >&2
+      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+        --prec "$REF_PREC" --tol "$REF_TOL" --times "$TIMES" --out "$ref.tmp" --label ref \
+        > "$ref.log"
+      mv "$ref.tmp" "$ref"
+    fi
+    # Independent check of the reference: the same at REF_PREC + 128 bits,
+    # tol REF_TOL * 1e-10, must agree to 1e-70 (what lets it measure 1e-60).
+    say "# reference $sch $st: $(grep '^RESULT' "$ref.log" | tr ' ' '\n' | grep -E '^(seconds|err_est|steps|nevals)=' | tr '\n' ' ')"
+    chk=$OUT/refchk_${sch}_${st}_T$T.txt
+    if [ "$REF_CHECK" = 0 ]; then
+      say "# reference $sch $st: second run skipped (REF_CHECK=0)"
+    elif [ ! -s "$chk" ]; then
+      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+        --prec $((REF_PREC + 128)) --tol "$(awk -v t="$REF_TOL" 'BEGIN { printf "%g", t * 1e-10 }')" \
+        --T "$T" --out "$chk.tmp" --label refchk > "$chk.log"
+      mv "$chk.tmp" "$chk"
+    fi
+    if [ "$REF_CHECK" != 0 ]; then
+      r=$("$B" compare --ref "$ref" --in "$chk" --label refchk | grep '^RESULT')
+      say "# reference $sch $st: agreement with the check run $(value err "$r")"
+      awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
+        say "FAIL: reference $sch $st not confirmed"; exit 1; }
+    fi
+
+    # The peer's vector field is ours: f(0, y0) at 512 bits to 1e-70.
+    "$B" rhs0 --init "$init" --scheme "$sch" --prec 512 --out "$OUT/f0_ours_${sch}_$st.txt"
+    "$OUT/odeint_cap16" --init "$init" --scheme "$sch" --rhs0 "$OUT/f0_odeint_${sch}_$st.txt"
+    r=$("$B" compare --ref "$OUT/f0_ours_${sch}_$st.txt" --in "$OUT/f0_odeint_${sch}_$st.txt" \
+          --label f0 | grep '^RESULT')
+    say "# f(0, y0) $sch $st: odeint vs af_mp_rhs (512 bits): max difference $(value err "$r")"
+    awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
+      say "FAIL: the peer's vector field differs from af_mp_rhs"; exit 1; }
+
+    r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+          --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_ours.txt" \
+          --label ours | grep '^RESULT')
     say "$r"
-    echo "$s $m $(value t_end "$r") $(value seconds "$r") $(value wall "$r") $(value err "$r") -" >> "$ROWS"
+    echo "$sch $st attnflow $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
+         "$(value err "$r") $(value nevals "$r") -" >> "$ROWS"
+    for p in $PEERS; do
+      r=$(OMP_NUM_THREADS=1 "$OUT/odeint_$p" --init "$init" --scheme "$sch" --tol "$ODEINT_TOL" \
+            --times "$TIMES" --cap "$CAP" --out "$OUT/run_${sch}_${st}_$p.txt" \
+            | tee "$OUT/run_${sch}_${st}_$p.log" | grep '^RESULT')
+      say "$r"
+      c=$("$B" compare --ref "$ref" --in "$OUT/run_${sch}_${st}_$p.txt" --label "$p" | grep '^RESULT')
+      note=-
+      [ "$(value capped "$r")" = 1 ] && note=capped
+      echo "$sch $st odeint-$p $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
+           "$(value err "$c") $(value nevals "$r") $note" >> "$ROWS"
+    done
   done
-  if [ -n "$ODEINT" ]; then
-    case $s in post-ln) tol=$ODEINT_TOL_POST ;; *) tol=$ODEINT_TOL_PERI ;; esac
-    r=$("$ODEINT" --init "$INIT" --scheme "$s" --tol "$tol" --times "$TIMES" --cap "$CAP" \
-          --out "$OUT/run_${s}_odeint.txt" | tee "$OUT/run_${s}_odeint.log" | grep '^RESULT')
-    say "$r"
-    c=$("$B" compare --ref "$ref" --in "$OUT/run_${s}_odeint.txt" --label odeint | grep '^RESULT')
-    note=-
-    [ "$(value capped "$r")" = 1 ] && note=capped
-    echo "$s odeint-bs $(value t_end "$r") $(value seconds "$r") $(value wall "$r") $(value err "$c") $note" >> "$ROWS"
-  fi
-  if [ "$MPMATH" = full ]; then
-    r=$("$PYTHON" "$PEER_PY" --init "$INIT" --scheme "$s" ${MPMATH_TOL:+--tol "$MPMATH_TOL"} \
-          --times "$TIMES" --cap "$CAP" --out "$OUT/run_${s}_mpmath.txt" | grep '^RESULT')
-    say "$r"
-    c=$("$B" compare --ref "$ref" --in "$OUT/run_${s}_mpmath.txt" --label mpmath | grep '^RESULT')
-    note=-
-    [ "$(value capped "$r")" = 1 ] && note=capped
-    echo "$s mpmath-odefun $(value t_end "$r") $(value seconds "$r") $(value wall "$r") $(value err "$c") $note" >> "$ROWS"
-  else
-    r=$("$PYTHON" "$PEER_PY" --init "$INIT" --scheme "$s" --times "$T" --bound | grep '^RESULT')
-    say "$r"
-    echo "$s mpmath-odefun $T $(value 'seconds>' "$r" | tr -d '=') - - bound" >> "$ROWS"
-  fi
 done
 
 # ---------------------------------------------------------------- table
 say "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 say ""
-say "CPU seconds of the integration (process CPU time); err = max |y - y_ref| at t_end"
-say "against the 512-bit reference; ratio = peer time / ours.  capped: the peer stopped"
-say "at t_end < T after CAP=$CAP s, so its time to T is larger (ratio is a lower bound);"
-say "bound: lower bound on mpmath's time to T (not run; see bench/README.md)."
-say "est_s: a capped run's CPU time extrapolated linearly in t to T (an estimate, not a"
-say "measurement), and est/gbs that estimate over mp-gbs's time."
-awk -v T="$T" '
-  { sch[NR] = $1; prog[NR] = $2; tend[NR] = $3; cpu[NR] = $4; wall[NR] = $5; err[NR] = $6; note[NR] = $7
-    if ($2 == "mp-gauss") g[$1] = $4
-    if ($2 == "mp-gbs") b[$1] = $4 }
+say "cpu_s: process CPU seconds (all threads); wall_s: wall seconds; err: max |y - y_ref|"
+say "at t_end; wall x, cpu x: the peer's time over attnflow's on the same start.  capped:"
+say "the peer stopped at t_end < T after CAP s, so its ratio is a lower bound (>=)."
+awk '
+  { sch[NR] = $1; st[NR] = $2; prog[NR] = $3; tend[NR] = $4; cpu[NR] = $5
+    wall[NR] = $6; err[NR] = $7; ev[NR] = $8; note[NR] = $9
+    if ($3 == "attnflow") { oc[$1 " " $2] = $5; ow[$1 " " $2] = $6 } }
   END {
-    printf "%-8s %-14s %6s %10s %10s %10s %-7s %12s %12s %10s %8s\n", "scheme", "program", "t_end", "cpu_s", "wall_s", "err", "note", "ratio/gauss", "ratio/gbs", "est_s", "est/gbs"
+    printf "%-8s %-7s %-14s %6s %9s %9s %10s %8s %-7s %8s %8s\n", "scheme", "start", "program", "t_end", "cpu_s", "wall_s", "err", "nevals", "note", "wall x", "cpu x"
     for (i = 1; i <= NR; i++) {
-      rg = "-"; rb = "-"
-      if (prog[i] != "mp-gauss" && prog[i] != "mp-gbs" && cpu[i] != "-") {
+      k = sch[i] " " st[i]; rw = "-"; rc = "-"
+      if (prog[i] != "attnflow") {
         pre = (note[i] == "-") ? "" : ">="
-        rg = sprintf("%s%.1f", pre, cpu[i] / g[sch[i]]); rb = sprintf("%s%.1f", pre, cpu[i] / b[sch[i]])
+        rw = sprintf("%s%.1f", pre, wall[i] / ow[k]); rc = sprintf("%s%.1f", pre, cpu[i] / oc[k])
       }
-      est = "-"; eb = "-"
-      if (note[i] == "capped" && tend[i] > 0) {
-        est = sprintf("%.0f", cpu[i] * T / tend[i]); eb = sprintf("%.0f", cpu[i] * T / tend[i] / b[sch[i]])
-      }
-      printf "%-8s %-14s %6s %10s %10s %10s %-7s %12s %12s %10s %8s\n", sch[i], prog[i], tend[i], cpu[i], wall[i], err[i], note[i], rg, rb, est, eb
+      printf "%-8s %-7s %-14s %6s %9s %9s %10s %8s %-7s %8s %8s\n", sch[i], st[i], prog[i], tend[i], cpu[i], wall[i], err[i], ev[i], note[i], rw, rc
     }
   }' "$ROWS" | tee -a "$LOG"

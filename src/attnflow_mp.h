@@ -199,7 +199,7 @@ typedef struct {
   const af_mp_ckpt *resume;
 } af_mp_opts;
 
-void af_mp_opts_init(af_mp_opts *o); /* mp-gauss, tol 1e-60, auto, no
+void af_mp_opts_init(af_mp_opts *o); /* mp-gbs, tol 1e-60, auto, no
                                         checkpoint, no resume */
 
 typedef int (*af_mp_output_fn)(double t, mpfr_t *y, void *ctx);

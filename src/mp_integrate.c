@@ -33,7 +33,9 @@
  * Both: error per unit step -- a step of length h is accepted when its
  * local estimate is <= tol h / span (span = the whole run's length), so
  * the sum of local estimates, reported as the run's error estimate, stays
- * below tol.  (The sum neglects the growth of earlier errors; the flows
+ * below tol; the local tolerance never drops below the rounding floor of
+ * the estimate, MP_NOISE_ULPS units of the working precision, where no
+ * step size would meet it.  (The sum neglects the growth of earlier errors; the flows
  * here contract, and tests/test_mp.c checks the estimate against a run at
  * twice the precision and a tighter tolerance.)  The error norm is the max
  * norm divided by max(1, |y|_inf).  Step-size controller: h_new = h
@@ -53,6 +55,10 @@
 
 #include "internal.h"
 #include "attnflow_mp.h"
+#include "mp_kernel.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define RND MPFR_RNDN
 
@@ -291,7 +297,7 @@ int af_mp_method_lookup(af_mp_method *m, const char *name)
 void af_mp_opts_init(af_mp_opts *o)
 {
   memset(o, 0, sizeof *o);
-  o->method = AF_MP_GAUSS;
+  o->method = AF_MP_GBS; /* the faster (docs/performance.md) */
   o->tol = 1e-60;
 }
 
@@ -310,6 +316,14 @@ typedef struct {
   mpfr_t *lv;          /* Gauss: Lagrange basis values (s x s)          */
   mpfr_t *Y, *F, *y1, *y2, *y3, *z0, *z1;
   mpfr_t ts, hh, acc, tmp;
+  /* GBS rows in parallel: the first column T_{k,1} of the table (K x N),
+   * and per thread i a work (0: the caller's) and scratch rows zp, zc,
+   * zn, F (4 N) and scalars ts, hh, acc, tmp (4). */
+  int nthr;
+  mpfr_t *T1;
+  af_mp_work **tw;
+  mpfr_t *tz, *tsc;
+  unsigned long ev_moved; /* their evaluations already added to tw[0] */
 } mp_ctx;
 
 static void ctx_free(mp_ctx *c)
@@ -329,10 +343,36 @@ static void ctx_free(mp_ctx *c)
   af_mp_vec_free(c->z0, N);
   af_mp_vec_free(c->z1, N);
   mpfr_clears(c->ts, c->hh, c->acc, c->tmp, (mpfr_ptr) 0);
+  if (c->method == AF_MP_GBS) {
+    af_mp_vec_free(c->T1, (size_t) c->s * N);
+    af_mp_vec_free(c->tz, (size_t) c->nthr * 4 * N);
+    af_mp_vec_free(c->tsc, (size_t) c->nthr * 4);
+    if (c->tw != NULL)
+      for (int i = 1; i < c->nthr; i++)
+        af_mp_work_free(c->tw[i]);
+    free(c->tw);
+  }
+}
+
+/* Threads for the rows of a GBS table: OpenMP's count (OMP_NUM_THREADS),
+ * at most K; 1 inside an enclosing parallel region or without OpenMP. */
+static int gbs_threads(unsigned K)
+{
+#ifdef _OPENMP
+  if (omp_in_parallel())
+    return 1;
+  int t = omp_get_max_threads();
+  if (t > (int) K)
+    t = (int) K;
+  return t < 1 ? 1 : t;
+#else
+  (void) K;
+  return 1;
+#endif
 }
 
 static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
-                    mpfr_prec_t prec)
+                    mpfr_prec_t prec, const af_model *m, af_mp_work *w)
 {
   memset(c, 0, sizeof *c);
   c->method = method;
@@ -350,6 +390,22 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
     ok = c->gA && c->gb && c->gc && c->K2 && c->lv;
     if (ok && af_mp_gauss_tableau(c->gA, c->gb, c->gc, s) != AF_OK)
       ok = 0;
+  }
+  if (method == AF_MP_GBS) {
+    c->nthr = gbs_threads(s);
+    c->T1 = af_mp_vec_alloc((size_t) s * N, prec);
+    c->tz = af_mp_vec_alloc((size_t) c->nthr * 4 * N, prec);
+    c->tsc = af_mp_vec_alloc((size_t) c->nthr * 4, prec);
+    c->tw = calloc((size_t) c->nthr, sizeof *c->tw);
+    ok = c->T1 && c->tz && c->tsc && c->tw;
+    if (ok) {
+      c->tw[0] = w;
+      for (int i = 1; i < c->nthr; i++)
+        if ((c->tw[i] = af_mp_work_alloc(m->n, m->d, prec)) == NULL)
+          ok = 0;
+        else /* the exact parameters of w, if any (af_mp_work_set_params) */
+          af_mp_work_set_params(c->tw[i], af_mp_work_params(w));
+    }
   }
   c->K = af_mp_vec_alloc((method == AF_MP_GBS ? 2 : 1) * (size_t) s * N, prec);
   c->Y = af_mp_vec_alloc(N, prec);
@@ -508,7 +564,48 @@ static int gauss_double_step(double *err, mpfr_t *y0, mpfr_srcptr t0,
   return AF_OK;
 }
 
-/* One GBS step of length H: result in c->y3, *err its estimate. */
+/* T_{k,1} of a GBS step: n_k = 2k modified midpoint substeps of H from
+ * (t0, y0) with f0 = f(t0, y0), into out, with the kernel work w and the
+ * scratch of one thread (z: 4 N, sc: 4 scalars). */
+static int gbs_row(mpfr_t *out, unsigned k, mpfr_t *y0, mpfr_srcptr t0,
+                   mpfr_srcptr H, mpfr_t *f0, size_t N, mpfr_t *z, mpfr_t *sc,
+                   const af_model *m, af_mp_work *w)
+{
+  mpfr_ptr ts = sc[0], hh = sc[1], acc = sc[2], tmp = sc[3];
+  unsigned long nk = af_mp_gbs_seq(k);
+  mpfr_div_ui(hh, H, nk, RND);
+  mpfr_t *zp = z, *zc = z + N, *zn = z + 2 * N, *F = z + 3 * N;
+  af_mp_vec_set(zp, y0, N);
+  for (size_t l = 0; l < N; l++) {
+    mpfr_mul(tmp, hh, f0[l], RND);
+    mpfr_add(zc[l], y0[l], tmp, RND);
+  }
+  mpfr_mul_2ui(acc, hh, 1, RND);
+  for (unsigned long q = 1; q < nk; q++) {
+    mpfr_mul_ui(ts, hh, q, RND);
+    mpfr_add(ts, t0, ts, RND);
+    int rc = af_mp_rhs(F, ts, zc, m, w);
+    if (rc != AF_OK)
+      return rc;
+    for (size_t l = 0; l < N; l++) {
+      mpfr_mul(tmp, acc, F[l], RND);
+      mpfr_add(zn[l], zp[l], tmp, RND);
+    }
+    mpfr_t *r = zp;
+    zp = zc;
+    zc = zn;
+    zn = r;
+  }
+  af_mp_vec_set(out, zc, N);
+  return AF_OK;
+}
+
+/* One GBS step of length H: result in c->y3, *err its estimate.  The
+ * rows T_{k,1} are independent and computed by c->nthr threads, largest
+ * first (row k costs 2k - 1 evaluations); each is the same sequence of
+ * correctly rounded operations whichever thread computes it, and the
+ * extrapolation that combines them runs afterwards in a fixed order, so
+ * the result does not depend on the thread count. */
 static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
                     mp_ctx *c, const af_model *m, af_mp_work *w)
 {
@@ -518,32 +615,34 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
   int rc = af_mp_rhs(c->Y, t0, y0, m, w); /* f0, kept in c->Y */
   if (rc != AF_OK)
     return rc;
+  int nthr = c->nthr;
+  int rcs = AF_OK;
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthr) if (nthr > 1) reduction(max : rcs)
+#endif
+  for (unsigned r = 0; r < K; r++) {
+    int me = 0;
+#ifdef _OPENMP
+    me = omp_get_thread_num();
+#endif
+    unsigned k = K - r;
+    int rr = gbs_row(c->T1 + (size_t) (k - 1) * N, k, y0, t0, H, c->Y, N,
+                     c->tz + (size_t) me * 4 * N, c->tsc + (size_t) me * 4, m,
+                     c->tw[me]);
+    if (rr > rcs) /* status codes are positive: the largest, whatever
+                     the order the rows finish in */
+      rcs = rr;
+  }
+  /* The other threads' evaluations are counted on the caller's work. */
+  unsigned long ev = 0;
+  for (int i = 1; i < nthr; i++)
+    ev += af_mp_work_nevals(c->tw[i]);
+  af_mp_work_add_nevals(w, ev - c->ev_moved);
+  c->ev_moved = ev;
+  if (rcs != AF_OK)
+    return rcs;
   for (unsigned k = 1; k <= K; k++) {
-    unsigned long nk = af_mp_gbs_seq(k);
-    mpfr_div_ui(c->hh, H, nk, RND);
-    mpfr_t *zp = c->z0, *zc = c->z1, *zn = c->y1;
-    af_mp_vec_set(zp, y0, N);
-    for (size_t l = 0; l < N; l++) {
-      mpfr_mul(c->tmp, c->hh, c->Y[l], RND);
-      mpfr_add(zc[l], y0[l], c->tmp, RND);
-    }
-    for (unsigned long q = 1; q < nk; q++) {
-      mpfr_mul_ui(c->ts, c->hh, q, RND);
-      mpfr_add(c->ts, t0, c->ts, RND);
-      rc = af_mp_rhs(c->F, c->ts, zc, m, w);
-      if (rc != AF_OK)
-        return rc;
-      mpfr_mul_2ui(c->acc, c->hh, 1, RND);
-      for (size_t l = 0; l < N; l++) {
-        mpfr_mul(c->tmp, c->acc, c->F[l], RND);
-        mpfr_add(zn[l], zp[l], c->tmp, RND);
-      }
-      mpfr_t *r = zp;
-      zp = zc;
-      zc = zn;
-      zn = r;
-    }
-    af_mp_vec_set(Tcur, zc, N);
+    af_mp_vec_set(Tcur, c->T1 + (size_t) (k - 1) * N, N);
     for (unsigned j = 1; j < k; j++) {
       unsigned long num, den;
       af_mp_gbs_ratio(&num, &den, k, j);
@@ -616,6 +715,26 @@ static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
   return rc;
 }
 
+/* Rounding floor of a step's error estimate, in units 2^-prec of
+ * max(1, |y|_inf): the estimate is the difference of two computed results
+ * (GBS: two entries of the table; Gauss: the step against the two half
+ * steps), each accurate to the few units its last sums and, for Gauss, the
+ * stage iteration (converged at 4 units, gauss_step) leave, so 2 x 4 units.
+ * A local tolerance below this floor cannot be met by shrinking the step:
+ * the controller would shrink it until t + h == t (the stall of a long
+ * run at low precision, tests/test_mp.c). */
+#define MP_NOISE_ULPS 8.0
+
+/* 1 if a step of hd from t does not move t at its precision (rem is
+ * scratch of that precision). */
+static int no_progress(mpfr_srcptr t, double hd, mpfr_ptr rem)
+{
+  if (!(hd > 0))
+    return 1;
+  mpfr_add_d(rem, t, hd, RND);
+  return mpfr_equal_p(rem, t);
+}
+
 /* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
  * run starts at t0 if given (the exact time of y), else at ta, and ends
  * at tbx if given (the exact end), else at tb.  k is the index of the
@@ -642,6 +761,8 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
   unsigned p = c->method == AF_MP_GAUSS ? 2 * c->s : 2 * c->s;
   /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
   double q = c->method == AF_MP_GAUSS ? (double) p : (double) (p - 2);
+  /* MP_NOISE_ULPS units of 2^-prec, relative to max(1, |y|_inf). */
+  double noise = ldexp(MP_NOISE_ULPS, -(int) c->prec);
   int rc = AF_OK;
   while (mpfr_cmp(t, tend) < 0) {
     if (st->steps + st->rejected >= maxsteps) {
@@ -663,7 +784,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       st->rejected++;
       *hd = 0.5 * hcur;
       rc = AF_OK;
-      if (!(*hd > 0) || ta + *hd == ta) {
+      if (no_progress(t, *hd, rem)) {
         rc = AF_ENOPROGRESS;
         break;
       }
@@ -673,7 +794,12 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       break;
     double scale = vec_scale(y, N);
     double errn = err / scale;
+    /* Error per unit step, but never below the rounding floor of the
+     * estimate: below it the estimate is noise that no step size reduces
+     * (see MP_NOISE_ULPS). */
     double tol_local = o->tol * hcur / span;
+    if (tol_local < noise)
+      tol_local = noise;
     double fac = errn > 0 ? 0.9 * pow(tol_local / errn, 1.0 / q) : 4.0;
     if (!(fac <= 4.0))
       fac = 4.0;
@@ -699,7 +825,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     } else {
       st->rejected++;
       *hd = hcur * fac;
-      if (!(*hd > 0) || ta + *hd == ta) {
+      if (no_progress(t, *hd, rem)) {
         rc = AF_ENOPROGRESS;
         break;
       }
@@ -754,7 +880,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   size_t N = af_state_size(m->n, m->d);
   mpfr_prec_t prec = mpfr_get_prec(y[0]);
   mp_ctx c;
-  rc = ctx_init(&c, o->method, s, N, prec);
+  rc = ctx_init(&c, o->method, s, N, prec, m, w);
   if (rc != AF_OK)
     return rc;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
@@ -831,6 +957,8 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       lo = t;
       hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
+      for (int i = 1; i < c.nthr; i++)
+        af_mp_work_set_piece(c.tw[i], 1, t, stop);
       rc = integrate_piece(y, t, stop, tex,
                            stop == tk ? tx[k] : piece_end(m, w, stop), &hd,
                            span, o, &c, m, w, st, maxsteps, &ckr, k, ev0,

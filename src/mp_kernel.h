@@ -11,6 +11,7 @@ typedef struct af_work_generic_d af_work_generic_d;
 af_work_generic_d *af_work_alloc_generic_d(size_t n, size_t d, long prec);
 void af_work_free_generic_d(af_work_generic_d *w);
 unsigned long af_work_nevals_generic_d(const af_work_generic_d *w);
+void af_work_add_nevals_generic_d(af_work_generic_d *w, unsigned long k);
 void af_work_set_piece_generic_d(af_work_generic_d *w, int set, double lo,
                                  double hi);
 /* Same contract as af_rhs with AF_KERNEL_DIRECT, bitwise equal to it. */
@@ -34,5 +35,11 @@ af_work_generic_d *af_work_bind_generic_d(af_work *aw);
 int af_work_direct_generic_d(af_work_generic_d *w, const af_model *m,
                              const double *Q, const double *K,
                              const double *V);
+
+/* ---- MPFR instance (mp_kernel_mpfr.c; the rest in attnflow_mp.h) ---- */
+struct af_mp_work;
+/* Add k to the evaluation count of w (evaluations made on other works
+ * on its behalf, e.g. by the threads of a GBS step). */
+void af_mp_work_add_nevals(struct af_mp_work *w, unsigned long k);
 
 #endif

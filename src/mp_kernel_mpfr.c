@@ -70,6 +70,9 @@ static void af_mp_pow_d(mpfr_ptr r, mpfr_srcptr a, double x)
 #define AF_ISNAN(a) mpfr_nan_p(a)
 /* MPFR's exponent range makes the plain sum of squares safe. */
 #define AF_NORM2_UNSAFE(s) 0
+/* One pass over unordered pairs for identity weights (attention_pairs). */
+#define AF_PAIR_SYMMETRIC 1
+#define AF_MUL_2SI(r, a, e) mpfr_mul_2si((r), (a), (e), AF_RND)
 #define AF_LOCAL(name) mpfr_ptr name = w->name
 #define AF_VAL(name, x) mpfr_srcptr name = (x)
 

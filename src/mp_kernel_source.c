@@ -57,6 +57,10 @@
  *                          pointer to x)
  *
  * Optional (the default in brackets):
+ *   AF_PAIR_SYMMETRIC      defined: identity Q, K, V under softmax take
+ *                          attention_pairs (one pass over unordered
+ *                          pairs; needs AF_MUL_2SI(r,a,e) = a 2^e)
+ *                          [undefined: the loops of the double path]
  *   AF_DOT(r, x, y, d)     r = sum_i x[i] y[i] for scalar arrays
  *                          [recursive summation from i = 0]
  *   AF_DOT_D(r, v, x, d)   the same with v an array of doubles
@@ -207,6 +211,11 @@ const AF_PARAMS *AF_FN(work_params)(const struct AF_WORK *w)
   return w->par;
 }
 #endif
+
+void AF_FN(work_add_nevals)(struct AF_WORK *w, unsigned long k)
+{
+  w->nevals += k;
+}
 
 void AF_FN(work_set_piece)(struct AF_WORK *w, int set, double lo, double hi)
 {
@@ -431,6 +440,87 @@ static int AF_FN(weights_identity)(struct AF_WORK *w, const af_model *m)
   return AF_OK;
 }
 
+#ifdef AF_PAIR_SYMMETRIC
+/* Identity Q, K, V under softmax (not causal), in one pass over the
+ * unordered pairs k < j (instances defining AF_PAIR_SYMMETRIC, i.e. MPFR,
+ * whose operations all cost alike, so that halving their number halves
+ * the time).  For a pair, D = th_k - th_j and q = |D|^2 are formed once,
+ * e = exp(-beta q / 2) = exp(beta (<th_j, th_k> - 1)) once (symmetric),
+ * and e D is added to row j's sum and subtracted from row k's:
+ *   Z_j = sum_k e_jk (e_jj = 1),  R_j = sum_k e_jk q_jk,
+ *   Praw_j = sum_k e_jk (th_k - th_j),
+ * then with w_jk = e_jk / Z_j:  A_j = th_j + Praw_j / Z_j,
+ * radial_j = R_j / (2 Z_j),  P_j = Praw_j / Z_j + radial_j th_j,
+ * c_j = 1 - radial_j (sum_k w_jk = 1), amag_j = Z_j / Z_j (|V th_k| = 1).
+ * About 23 operations and one exp per unordered pair, against about 50
+ * and one exp for the two ordered pairs of attention_direct's loops.  The
+ * exponent -beta q / 2 is formed directly (the general path rounds
+ * 1 - q/2 first).  Uses w->G[0..d-1] for D and w->c for R_j. */
+static void AF_FN(attention_pairs)(struct AF_WORK *w)
+{
+  size_t n = w->n, d = w->d;
+  AF_LOCAL(q);
+  AF_LOCAL(tmp);
+  AF_LOCAL(tmp2);
+  AF_LOCAL(e);
+  AF_LOCAL(iz);
+  AF_LOCAL(radial);
+  AF_VAL(beta, w->beta);
+  AF_T *D = w->G;
+  for (size_t j = 0; j < n; j++) {
+    for (size_t i = 0; i < d; i++)
+      AF_SET_UI(w->P[j * d + i], 0);
+    AF_SET_UI(w->Z[j], 1);
+    AF_SET_UI(w->c[j], 0);
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *tj = w->th + j * d;
+    AF_T *Pj = w->P + j * d;
+    for (size_t k = 0; k < j; k++) {
+      AF_CONST AF_T *tk = w->th + k * d;
+      AF_T *Pk = w->P + k * d;
+      AF_SUB(D[0], tk[0], tj[0]);
+      AF_MUL(q, D[0], D[0]);
+      for (size_t i = 1; i < d; i++) {
+        AF_SUB(D[i], tk[i], tj[i]);
+        AF_MUL(tmp, D[i], D[i]);
+        AF_ADD(q, q, tmp);
+      }
+      AF_MUL(tmp, beta, q);
+      AF_MUL_2SI(tmp, tmp, -1);
+      AF_NEG(tmp, tmp);
+      AF_EXP(e, tmp);
+      for (size_t i = 0; i < d; i++) {
+        AF_MUL(tmp, e, D[i]);
+        AF_ADD(Pj[i], Pj[i], tmp);
+        AF_SUB(Pk[i], Pk[i], tmp);
+      }
+      AF_ADD(w->Z[j], w->Z[j], e);
+      AF_ADD(w->Z[k], w->Z[k], e);
+      AF_MUL(tmp, e, q);
+      AF_ADD(w->c[j], w->c[j], tmp);
+      AF_ADD(w->c[k], w->c[k], tmp);
+    }
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *tj = w->th + j * d;
+    AF_T *Aj = w->A + j * d, *Pj = w->P + j * d;
+    AF_UI_DIV(iz, 1, w->Z[j]);
+    AF_MUL(radial, w->c[j], iz);
+    AF_MUL_2SI(radial, radial, -1);
+    for (size_t i = 0; i < d; i++) {
+      AF_MUL(tmp, Pj[i], iz);
+      AF_ADD(Aj[i], tj[i], tmp);
+      AF_MUL(tmp2, radial, tj[i]);
+      AF_ADD(Pj[i], tmp, tmp2);
+    }
+    AF_D_SUB(w->c[j], 1.0, radial);
+    AF_MUL(w->amag[j], w->Z[j], iz);
+    AF_FN(norm2)(w, &w->a[j], Aj, d);
+  }
+}
+#endif
+
 /* The AF_KERNEL_DIRECT attention: from the unit directions in w->th and
  * beta in w->beta, the weights into S and Z, and A, P = P_th A, c, a = |A|,
  * amag into the work (Q, K, V doubles, NULL = identity; plain loops over
@@ -449,6 +539,12 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
   AF_LOCAL(iz);
   AF_LOCAL(am);
   AF_LOCAL(radial);
+#ifdef AF_PAIR_SYMMETRIC
+  if (ident && V == NULL && m->attn == AF_ATTN_SOFTMAX) {
+    AF_FN(attention_pairs)(w);
+    return AF_OK;
+  }
+#endif
   /* Scores into S (exponents for the identity case). */
   if (ident) {
     for (size_t j = 0; j < n; j++) {

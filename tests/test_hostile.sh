@@ -278,7 +278,7 @@ if command -v script >/dev/null 2>&1 &&
   script -qec "true" /dev/null >/dev/null 2>&1; then
   # about 1 s and 2 s of CPU: progress lines start after 0.5 s
   for p in "--n 4 --t-end 3 --method rk4 --h 1e-5" \
-    "--n 8 --t-end 5 --precision 160 --tol 1e-40"; do
+    "--n 8 --t-end 5 --precision 160 --tol 1e-40 --method mp-gauss"; do
     script -qec "$AF run --scheme post-ln --d 3 --beta 1 $p --out $tmp/p.csv" \
       /dev/null >"$tmp/tty" 2>&1 </dev/null
     if grep -q 'steps, .* elapsed, about .* to go' "$tmp/tty"; then

@@ -1343,6 +1343,67 @@ START_TEST(test_ref_roundtrip)
 }
 END_TEST
 
+/* A tolerance per unit step below the rounding floor of the working
+ * precision: tol / span = 1e-18 per unit time at 64 bits (unit 2^-64 =
+ * 5.4e-20), so the local tolerance tol h / span falls below one unit of
+ * the state once h < 0.05, where the estimate is rounding noise.  The
+ * controller used to shrink h until t + h == t and "accept" steps that did
+ * not move t (a long Post-LN run at 64 bits, tol 1e-12, T = 1e6, stalled
+ * at t = 0.1438).  Now the local tolerance has a floor of MP_NOISE_ULPS = 8
+ * units (mp_integrate.c) and the run must finish in few steps, both
+ * methods, with an error within what the floor allows: the sum of the
+ * local tolerances, tol + steps 8 2^-64 (the flow contracts, so local
+ * errors are not amplified -- the same argument as the estimate's), times
+ * 2 for the estimate being a bound only when halving the step at least
+ * halves the error (header of mp_integrate.c). */
+START_TEST(test_tol_below_rounding)
+{
+  const size_t n = 4, d = 3, N = n * d + n;
+  const mpfr_prec_t P = 64;
+  double y[16];
+  aft_random_state(y, n, d, aft_seed(7));
+  af_model m;
+  af_model_init(&m, n, d, 1.0, AF_POST_LN);
+  af_mp_work *w = af_mp_work_alloc(n, d, 2 * P);
+  /* Reference: 128 bits, tol 1e-30. */
+  mpfr_t *ref = af_mp_vec_alloc(N, 2 * P);
+  af_mp_vec_set_d(ref, y, N);
+  af_mp_opts o;
+  af_mp_opts_init(&o);
+  o.method = AF_MP_GBS;
+  o.tol = 1e-30;
+  double times[2] = {0.0, 1.0};
+  AFT_OK(af_mp_integrate(ref, times, 2, &m, &o, w, NULL, NULL, NULL));
+  af_mp_work_free(w);
+  w = af_mp_work_alloc(n, d, P);
+  for (int meth = 0; meth < AF_MP_METHOD_COUNT; meth++) {
+    mpfr_t *my = af_mp_vec_alloc(N, P);
+    af_mp_vec_set_d(my, y, N);
+    af_mp_opts_init(&o);
+    o.method = (af_mp_method) meth;
+    o.tol = 1e-18;
+    o.max_steps = 2000; /* the stalled controller used them all */
+    af_mp_stats st;
+    AFT_OK(af_mp_integrate(my, times, 2, &m, &o, w, NULL, NULL, &st));
+    ck_assert_double_eq(st.t_reached, 1.0);
+    ck_assert_uint_lt(st.steps + st.rejected, 200);
+    /* Error against the reference, rounded to 64 bits. */
+    mpfr_t *r64 = af_mp_vec_alloc(N, P);
+    af_mp_vec_set(r64, ref, N);
+    double err = af_mp_vec_maxdiff(my, r64, N);
+    double bound = 2 * (o.tol + (double) st.steps * ldexp(8.0, -(int) P));
+    fprintf(stderr, "tol below rounding, %s: %lu steps, %lu rejected, err %.3g"
+            " (bound %.3g)\n", af_mp_method_name(o.method), st.steps,
+            st.rejected, err, bound);
+    ck_assert_double_le(err, bound);
+    af_mp_vec_free(r64, N);
+    af_mp_vec_free(my, N);
+  }
+  af_mp_vec_free(ref, N);
+  af_mp_work_free(w);
+}
+END_TEST
+
 static Suite *mp_suite(void)
 {
   Suite *s = suite_create("mp");
@@ -1364,6 +1425,7 @@ static Suite *mp_suite(void)
   tcase_add_test(in, test_mix_ln_restart);
   tcase_add_test(in, test_integrate_contract);
   tcase_add_test(in, test_exact_input);
+  tcase_add_test(in, test_tol_below_rounding);
   suite_add_tcase(s, in);
   TCase *ob = tcase_create("observe");
   tcase_add_test(ob, test_observe_mp);

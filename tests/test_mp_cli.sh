@@ -69,7 +69,7 @@ if "$AF" $BASE --t-end 1 --times 0,0.5,1 --precision 256 --out "$tmp/m.csv" 2>"$
   nd=$(rows "$tmp/d.csv" | wc -l)
   nm=$(rows "$tmp/m.csv" | wc -l)
   if [ "$h" = "$HEADER" ] && [ "$nd" -eq 3 ] && [ "$nm" -eq 3 ] &&
-     [ "$(prov "$tmp/m.csv" method)" = mp-gauss ] &&
+     [ "$(prov "$tmp/m.csv" method)" = mp-gbs ] &&
      [ "$(prov "$tmp/m.csv" precision)" = 256 ] &&
      [ "$(prov "$tmp/m.csv" kernel)" = direct ] &&
      [ -n "$(prov "$tmp/m.csv" err_est)" ]; then
