@@ -1,5 +1,5 @@
 /* bench_mp.c -- the MPFR integrators of libattnflow on the benchmark case
- * of issue 3 (n = 32, d = 3, beta = 1, T = 10, Q = K = V = I, softmax),
+ * (n = 32, d = 3, beta = 1, T = 10, Q = K = V = I, softmax),
  * and the shared file formats of the peers bench/bench_mp_mpmath.py and
  * bench/bench_mp_odeint.cpp.  Subcommands:
  *

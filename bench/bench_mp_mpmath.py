@@ -7,7 +7,7 @@ mpmath's odefun (Taylor series; Debian python3-mpmath, run with
         --prec 256 --tol E --degree K --times LIST --cap SECONDS
         --out PATH --rhs0 PATH]
 
-Vector field (theory.md S0 with M2, M3; Q = K = V = I, softmax, beta = 1),
+Vector field (theorems.md S0 with M2, M3; Q = K = V = I, softmax, beta = 1),
 the same as bench_mp_odeint.cpp: for token j with x_j the direction part of
 the state (|x_j| is a first integral, attnflow.h) and r_j the radius,
   th_j = x_j / |x_j|,  e_jk = exp(beta (<th_j, th_k> - 1))  (row maximum

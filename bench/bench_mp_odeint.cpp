@@ -7,7 +7,7 @@
 //       --digits10 77 --tol 1e-58 --times LIST --cap SECONDS --out PATH
 //       --rhs0 PATH --start STATES --t0 T0]
 //
-// Vector field (theory.md S0 with M2, M3; Q = K = V = I, softmax, beta = 1),
+// Vector field (theorems.md S0 with M2, M3; Q = K = V = I, softmax, beta = 1),
 // written as a user of Odeint would write it: for token j with x_j the
 // direction part of the state (|x_j| is a first integral, attnflow.h) and
 // r_j the radius,

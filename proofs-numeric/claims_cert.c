@@ -1,6 +1,6 @@
 /* claims_cert.c -- certified claims: ball arithmetic (Arb, certified/)
  * turns the T4.1 predictions and the theory's inequalities into
- * computer-assisted proofs (../shared/spec/certified.md).
+ * computer-assisted proofs (theory/theorems.md, "Certified claims").
  *
  * Statuses: certified (proven), could-not-certify (integrator or bisection
  * budget exhausted, independent check inconclusive, or built without Arb:

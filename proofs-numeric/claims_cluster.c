@@ -2,7 +2,7 @@
  * schemes, and the d = 1 negative case), T3.1r, T4.2, T4.3a-c, the
  * statement of T4.3 as printed (must come out FAIL), P1 (SA and USA), P2,
  * P3 (monotone hemisphere minimum and Wendel's probability) and P6
- * (spec theory.md sections 4-6).
+ * (theory/theorems.md).
  *
  * Each claim builds its models with af_v_model (so --inject-fault reaches
  * them), integrates the n-particle system with src/, takes the prediction
@@ -10,7 +10,7 @@
  * data/tolerances.tsv whose origin column derives the value.  Quantities
  * that must stay accurate as tokens merge (variance, its derivative, the
  * T4.3c ratio) are formed from differences theta_j - mean with the DIRECT
- * kernel (tangent parts from differences, spec 6.8).
+ * kernel (tangent parts from differences, theorems.md N1).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

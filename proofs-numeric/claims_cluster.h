@@ -1,7 +1,7 @@
 /* claims_cluster.h -- the measurements behind the clustering claims of
  * claims_cluster.c (T3.1, T3.1r, T4.2, P2, P3, P6), exposed so that
  * tests/test_claims_cluster.c can show that each claim no injected fault
- * can break still fails on a wrong input (design.md: a test that cannot
+ * can break still fails on a wrong input (house style: a test that cannot
  * fail is a defect).  Every function runs src/ only; predictions stay in
  * theory/cluster.h.  Outputs first; af_status codes.
  */

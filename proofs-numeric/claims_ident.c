@@ -1,5 +1,5 @@
 /* claims_ident.c -- claims for the identities I1, I2, I3 and the discrete
- * layer maps S7 (spec theory.md §2 S7 and §3; §6 items 3 and 6).
+ * layer maps S7 (theory/theorems.md S7, I1-I3).
  *
  *  I1 (one claim per scheme, and one for weights Q, K with V = Q^T K
  *     symmetric): E = sum_{j,k} exp(beta <Q th_j, K th_k>) never decreases

@@ -1,7 +1,7 @@
 /* claims_ident.h -- measurements behind the I1, I2, I3 and S7 claims of
  * claims_ident.c, exposed so that tests/test_claims_ident.c can show that
  * each claim fails on a wrong input (a claim that cannot fail is a
- * defect, design.md). */
+ * defect). */
 #ifndef AF_CLAIMS_IDENT_H
 #define AF_CLAIMS_IDENT_H
 

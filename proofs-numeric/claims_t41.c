@@ -1,5 +1,5 @@
 /* claims_t41.c -- claims T4.1, T4.1a, T4.1b, T4.1c of the spec
- * (../shared/spec/theory.md section 4, and section 6 items 1, 2, 8).
+ * (theory/theorems.md T4.1-T4.1d, N1).
  *
  * Every claim starts the n-particle system (src/) from the symmetric start
  * of T4.1: Q = K = V = I, theta_j(0) = e_j (af_init_state "orthonormal"),

@@ -1,4 +1,4 @@
-/* verify.h -- claims: one per theorem ID of ../shared/spec/theory.md (and
+/* verify.h -- claims: one per theorem ID of theory/theorems.md (and
  * per scheme where the statement is per scheme).
  *
  * A claim sets up its case, runs the simulation (src/), asks theory/ for

@@ -1,4 +1,4 @@
-/* attention.c -- attention (spec M2, M5), the vector field S0 and the
+/* attention.c -- attention (theorems.md M2, M5), the vector field S0 and the
  * discrete layer maps S7.
  *
  * Two kernels compute the same quantities:
@@ -19,10 +19,10 @@
  *        P_{th_j} th_k = D_jk + (|D_jk|^2 / 2) th_j,
  *    so P_{th_j} A_j keeps its relative accuracy as tokens merge (the
  *    residual error is radial and leaves the directions alone).  This is
- *    the kernel for long horizons and terminal rates (spec §6.8).
+ *    the kernel for long horizons and terminal rates (theorems.md N1).
  *
  * Softmax weights always subtract the row maximum (never overflow, any
- * beta); with Q = K = I that maximum is beta at k = j (spec M2).
+ * beta); with Q = K = I that maximum is beta at k = j (theorems.md M2).
  */
 #include <float.h>
 #include <math.h>
@@ -1735,7 +1735,7 @@ int af_layer_step(double *y_out, const double *y_in, size_t layer, double h,
   size_t n = w->n, d = w->d;
   af_scheme_id sc = m->scheme;
   if (sc == AF_MIX_LN)
-    sc = (t < m->tau) ? AF_POST_LN : AF_PRE_LN; /* spec S7: l h < tau */
+    sc = (t < m->tau) ? AF_POST_LN : AF_PRE_LN; /* theorems.md S7: l h < tau */
   const af_scheme *row = af_scheme_get(sc);
   if (row == NULL) /* a user-defined scheme has no layer map */
     return AF_EINVAL;

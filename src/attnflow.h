@@ -2,15 +2,15 @@
  *
  * Tokens x_j = r_j theta_j in R^d moved by self-attention, under the six
  * normalization schemes of Karagodin, Ge, Polyanskiy, Rigollet,
- * "Normalization in Attention Dynamics" (arXiv:2510.22026), spec S0:
+ * "Normalization in Attention Dynamics" (arXiv:2510.22026), theorems.md S0:
  *
  *     d theta_j/dt = P_{theta_j} A_j / s_j(t),     d r_j/dt = rho_j(t),
  *
- * with A_j the attention output (spec M2), P the tangent projection (M3),
+ * with A_j the attention output (theorems.md M2), P the tangent projection (M3),
  * s_j the scheme's speed factor and rho_j its radial rate.  The library
  * simulates; it knows nothing of theorems (those live in theory/).
  *
- * Conventions (design.md): prefix af_, outputs first, then inputs, then the
+ * Conventions (house style): prefix af_, outputs first, then inputs, then the
  * context; every function that can fail returns an af_status; nothing in
  * the library prints or exits.
  */
@@ -68,7 +68,7 @@ const char *af_commit(void);
 const char *af_blas_library(void);
 
 /* ------------------------------------------------------------------ */
-/* Schemes (spec S0-S7) as rows of one table.                         */
+/* Schemes (theorems.md S0-S7) as rows of one table.                         */
 /* ------------------------------------------------------------------ */
 
 typedef enum {
@@ -81,7 +81,7 @@ typedef enum {
   AF_SCHEME_COUNT
 } af_scheme_id;
 
-/* Attention variants (spec M2, M5). */
+/* Attention variants (theorems.md M2, M5). */
 typedef enum {
   AF_ATTN_SOFTMAX = 0, /* w_jk = exp(beta <Q th_j, K th_k>) / Z_j            */
   AF_ATTN_USA,         /* unnormalized: w_jk = exp(beta <th_j, th_k>) / n     */
@@ -328,7 +328,7 @@ int af_obs_lookup(af_obs_id *id, const char *name);
 
 /* gap_mean / gap_max: mean and max over i<j of |th_i - th_j|^2 / 2, which
  * equals 1 - <th_i, th_j> but keeps its relative accuracy as tokens
- * merge (spec 6.8).  All cosine observables use th = theta/|theta|. */
+ * merge (theorems.md N1).  All cosine observables use th = theta/|theta|. */
 int af_observe(double *obs, double t, const double *y, double cluster_cos,
                const af_model *m, af_work *w);
 

@@ -1,6 +1,6 @@
 /* cli.h -- the attnflow command: subcommands and the helpers they share.
  *
- * Only this layer prints and sets exit statuses (design.md).  Each
+ * Only this layer prints and sets exit statuses (house style).  Each
  * subcommand is a function af_cli_<name>(argc, argv) called with argv[0]
  * = the subcommand name and returning the process exit status; main.c
  * dispatches through one table, so a new subcommand is one prototype

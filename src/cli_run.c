@@ -1,5 +1,5 @@
 /* cli_run.c -- `attnflow run`: integrate one case of the attention flow
- * (spec S0-S7, M5) and write its observables at the requested times.
+ * (theorems.md S0-S7, M5) and write its observables at the requested times.
  * This file parses every option and runs the double path; with
  * --precision the run itself is af_run_mp (cli_run_mp.c, MPFR).
  *

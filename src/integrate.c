@@ -6,7 +6,7 @@
  * fixed step), msadams (variable-order Adams, orders 1-12) and vern9
  * (Verner's 9(8) pair, src/rkv98.c, a step type of our own), with the
  * standard control |err_i| <= atol + rtol |y_i|.  The discrete layer maps
- * of spec S7 are the fixed-step method "layers".
+ * of theorems.md S7 are the fixed-step method "layers".
  *
  * Directions are not renormalized between steps: the field's theta part
  * is orthogonal to theta, so |theta_j| is a first integral and its
@@ -16,7 +16,7 @@
  *
  * Breakpoints of a piecewise field (Mix-LN's tau, the boundaries of
  * per-layer weight sets) are hit exactly and the driver is reset there, so
- * no step straddles a jump (spec S0: a straddling step loses the order).
+ * no step straddles a jump (theorems.md S0: a straddling step loses the order).
  */
 #include <float.h>
 #include <math.h>

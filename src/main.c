@@ -190,7 +190,7 @@ int af_cli_schemes(int argc, char **argv) {
   while ((o = af_cli_next(&p, opts, &val)) != -1) {
     if (o == -2) return AF_EXIT_USAGE;
     printf("Usage: attnflow schemes\n"
-           "Print the normalization schemes (spec S1-S6) as the library "
+           "Print the normalization schemes (theorems.md S1-S6) as the library "
            "defines them:\nname, title, speed factor s_j(t), radial rate "
            "dr_j/dt.\n");
     return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
@@ -215,7 +215,7 @@ int af_cli_schemes(int argc, char **argv) {
     af_cli_cell(s->speed_text, w[2] + 2);
     printf("%s\n", s->radial_text);
   }
-  printf("\nPredecessor models (spec M5), accepted by 'run --scheme':\n"
+  printf("\nPredecessor models (theorems.md M5), accepted by 'run --scheme':\n"
          "  sa      post-ln with softmax attention (SA)\n"
          "  usa     post-ln with unnormalized softmax attention (USA)\n"
          "  causal  post-ln with causal softmax attention (token k attends "

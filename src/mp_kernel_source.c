@@ -1,6 +1,6 @@
 /* mp_kernel_source.c -- the DIRECT attention kernel and the vector field
  * S0, written once against scalar macros and compiled for several number
- * types (design.md, "Precision"; in the manner of GSL's templates_on.h /
+ * types (in the manner of GSL's templates_on.h /
  * *_source.c).  NOT compiled on its own: it is #included by
  *
  *   mp_kernel_double.c   AF_T = double          (af_*_generic_d)
@@ -12,7 +12,7 @@
  * kernel of the library: attention.c calls the double instance on the
  * arrays of its af_work (af_work_direct_generic_d, mp_kernel_double.c).
  * The rest (directions, rates_fill, rhs) transcribes af_work_directions,
- * rates_fill and af_rhs of attention.c / scheme.c (spec M2, M3, M5,
+ * rates_fill and af_rhs of attention.c / scheme.c (theorems.md M2, M3, M5,
  * S0-S6) with every floating operation in the same order, so that the
  * double instance is bitwise equal to af_rhs with AF_KERNEL_DIRECT
  * (tests/test_mp.c asserts it).  The MPFR instance at 53 bits differs
@@ -709,7 +709,7 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   return AF_OK;
 }
 
-/* Rates of the scheme table S0 (scheme.c rows, spec theory.md §2):
+/* Rates of the scheme table S0 (scheme.c rows, theorems.md S0-S7):
  *   post-ln 1, 0 | pre-ln r, c | mix-ln post for t <= tau, pre after |
  *   peri-ln r a, c / a | ngpt a / alpha, 0 | ln-scaling sqrt(t + 1), 0. */
 static void AF_FN(rates)(struct AF_WORK *w, af_scheme_id id, AF_SRC t,

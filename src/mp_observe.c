@@ -4,7 +4,7 @@
  * at the working precision (the precision of obs, y and the work):
  *   g_ij = |th_i - th_j|^2 / 2 = 1 - <th_i, th_j>, th = theta/|theta|,
  *   cos_* = 1 - g, gap_* = g (mean and extremes over pairs i < j),
- *   var = (1/n) sum_k |th_k - mean|^2 (centred form, spec I3),
+ *   var = (1/n) sum_k |th_k - mean|^2 (centred form, theorems.md I3),
  *   energy = e^beta sum_{j,k} exp(-beta g_jk) / n^2 (beta the work's
  *     exact parameter if it has one, af_mp_work_set_params),
  *   speed_mean = (1/n) sum_j |P A_j| / s_j, taken from the field itself:

@@ -2,8 +2,8 @@
  *
  * Pair quantities are formed from differences of unit directions:
  * g_ij = |th_i - th_j|^2 / 2 = 1 - <th_i, th_j>, which keeps its relative
- * accuracy as tokens merge (spec §6.8); cosines are 1 - g_ij.  The
- * variance uses the centred form (1/n) sum |th_k - mean|^2 (spec I3).
+ * accuracy as tokens merge (theorems.md N1); cosines are 1 - g_ij.  The
+ * variance uses the centred form (1/n) sum |th_k - mean|^2 (theorems.md I3).
  * Loops run in a fixed order, so results do not depend on threads.
  */
 #include <math.h>

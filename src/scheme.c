@@ -1,6 +1,6 @@
 /* scheme.c -- the six normalization schemes as rows of one table.
  *
- * Spec S0 (theory.md §2): every scheme is d theta/dt = P A / s,
+ * Spec S0 (theorems.md S0-S7): every scheme is d theta/dt = P A / s,
  * dr/dt = rho.  A row gives s and rho from the token's radius r,
  * c = <theta, A>, a = |A|, the time t, nGPT's alpha(t) and Mix-LN's tau.
  * The discrete maps S7 live in attention.c (af_layer_step) and are keyed

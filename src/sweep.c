@@ -1,6 +1,6 @@
 /* sweep.c -- many independent runs of one model over a grid of beta.
  *
- * A phase diagram (cases C3, C4 of cases.md) integrates nsys random starts
+ * A phase diagram (figures C3, C4) integrates nsys random starts
  * for each of nbeta values of beta and records, at every output time, the
  * fraction of token pairs whose cosine exceeds a threshold.  The runs are
  * independent, so they are spread over OpenMP threads, one run per thread

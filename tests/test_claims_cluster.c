@@ -7,7 +7,7 @@
  *
  * Power: no injected fault can break T3.1 (Post-LN, nGPT, LN-Scaling, the
  * d = 1 case), the T3.1r bound, T4.2, P2 (SA), P3 or P6, so each is shown
- * here to fail on a wrong input (design.md: a test that cannot fail is a
+ * here to fail on a wrong input (house style: a test that cannot fail is a
  * defect):
  *  - T3.1: a horizon far too short leaves starts unsynchronized;
  *  - T3.1 d = 1: the same measurement at d = 2 finds one cluster;

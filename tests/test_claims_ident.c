@@ -4,7 +4,7 @@
  * No injected fault can break I1, I3 or the S7 order claims (src/ applies
  * every fault to the flow and the layer maps alike, and the identities
  * hold for any positive speed factor, radial law and beta), so their
- * power is shown here with wrong inputs (design.md: a test that cannot
+ * power is shown here with wrong inputs (house style: a test that cannot
  * fail is a defect):
  *  - I1: with V = -I the flow is gradient descent of E; the energy
  *    measurement must report decreases far outside its slack;

@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_cli.sh -- tests of the attnflow command line (issue 2: "Command
+# test_cli.sh -- tests of the attnflow command line ("Command
 # line", "Bad input").  Run by 'make check' with top_builddir and
 # top_srcdir exported; by hand: top_builddir=BUILD sh tests/test_cli.sh.
 #
@@ -284,7 +284,7 @@ bad "malformed weights file" 1 $BASE --weights "$in/badw.txt" --out "$O"
 "$AF" $BASE --init "file:$in/cols.csv" --out "$O" 2>"$tmp/stderr"
 if grep -q 'cols.csv:3: ' "$tmp/stderr"; then ok "init file error names path:line"; else notok "init file error names path:line" "$(cat "$tmp/stderr")"; fi
 
-# Zero attention (spec S0): tokens (e1, -e1, -e1) at beta = ln 2 / 2 give
+# Zero attention (theorems.md S0): tokens (e1, -e1, -e1) at beta = ln 2 / 2 give
 # A_1 = e1 (1 - 2 exp(-2 beta)) / Z = 0.
 printf '1,0\n-1,0\n-1,0\n' >"$in/zeroattn.csv"
 ZA="--n 3 --d 2 --beta 0.34657359027997264 --init file:$in/zeroattn.csv"

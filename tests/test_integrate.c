@@ -2,7 +2,7 @@
  * the discrete layer maps S7 it drives (af_layer_step, src/attention.c).
  *
  * Kinds:
- *  - observed order of convergence (design.md "Tests"): every GSL stepper
+ *  - observed order of convergence (house style "Tests"): every GSL stepper
  *    that can take fixed steps (rk8pd, rkf45, rk4, rkck with
  *    af_integ_opts.fixed) and every layer map (six schemes, USA, causal),
  *    error against a tight reference at T = 1 for h = T/N over a ladder of
@@ -11,7 +11,7 @@
  *    identification only; double precision does not resolve its
  *    asymptotic regime, see test_order_steppers);
  *  - msadams (variable order, no fixed steps): tolerance proportionality;
- *  - spec I2 for Mix-LN: Post-LN on [0, tau], then Pre-LN from
+ *  - theorems.md I2 for Mix-LN: Post-LN on [0, tau], then Pre-LN from
  *    (theta(tau), r(0)); breakpoints (tau, weight-set boundaries) keep the
  *    order of fixed-step methods;
  *  - contracts: every error code af_integrate can return, provoked on
@@ -921,7 +921,7 @@ START_TEST(test_bad_arguments)
 }
 END_TEST
 
-/* Peri-LN and nGPT at a zero-attention start (spec S0): tokens (1,0),
+/* Peri-LN and nGPT at a zero-attention start (theorems.md S0): tokens (1,0),
  * (-1,0), (-1,0), n = 3, d = 2, beta = ln(2)/2 give A_1 = 0.  The run stops
  * at once with AF_EZEROATTN and y is the initial state. */
 START_TEST(test_zero_attention)

@@ -1,8 +1,8 @@
 /* test_model.c -- unit tests of the model layer: status codes, the scheme
- * table (spec S0-S6), model defaults and validation, nGPT's alpha
+ * table (theorems.md S0-S6), model defaults and validation, nGPT's alpha
  * schedule, weight sets (identity, Kaiming, file), integration methods.
  *
- * Every expected value is worked out by hand from theory.md §2 (table S0)
+ * Every expected value is worked out by hand from theorems.md S0-S7 (table S0)
  * or from the contract in attnflow.h; none is copied from the library.
  */
 #ifdef HAVE_CONFIG_H

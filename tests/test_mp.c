@@ -620,7 +620,7 @@ static double t41_check(mpfr_t *y, const mp_case *c, double T)
 START_TEST(test_methods_agree)
 {
   /* At 256 bits (77 digits) with tol 1e-66 both methods, and a GBS run
-   * at 512 bits, agree to 1e-60 at t = 2 (issue 3). */
+   * at 512 bits, agree to 1e-60 at t = 2. */
   const mp_case *c = &cases[_i];
   size_t N = af_state_size(c->n, c->d);
   af_mp_stats sg, sb, s5;

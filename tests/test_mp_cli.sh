@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_mp_cli.sh -- tests of `attnflow run --precision` (issue 3: command
+# test_mp_cli.sh -- tests of `attnflow run --precision` (command
 # line, exact output, checkpoints).  Run by 'make check' with top_builddir
 # and top_srcdir exported; by hand: top_builddir=BUILD sh tests/test_mp_cli.sh.
 #

@@ -5,7 +5,7 @@
  *   - both read back exactly at their precision (af_mp_ref_read), and
  *     their headers state the method, 256 bits, tol 1e-60 and an error
  *     estimate within the tolerance;
- *   - the two independent methods agree to 1e-60 (issue 3);
+ *   - the two independent methods agree to 1e-60;
  *   - the double path (rk8pd, rtol 1e-13, atol 1e-15, direct kernel) from
  *     the same start lands within the tolerance row mp.ref_double of
  *     data/tolerances.tsv: N (atol + rtol max(1, |y|)) sqrt(d + 1), N the
@@ -320,7 +320,7 @@ END_TEST
 
 START_TEST(test_reference_set)
 {
-  /* The set of issue 3 is there (a missing file would silently shrink
+  /* The set of references is there (a missing file would silently shrink
    * the replay otherwise). */
   static const char *const want[] = {
     "t41_postln_n4d4_b2_t2", "t41_preln_n4d4_b2_t2", "preln_n4d3_b2_t2",

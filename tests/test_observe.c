@@ -1,6 +1,6 @@
 /* test_observe.c -- unit tests of the observables (af_observe, af_obs_*)
- * on configurations whose values are known by hand (theory.md I3, §6.8,
- * cases.md cluster statistics).
+ * on configurations whose values are known by hand (theorems.md I3, §6.8,
+ * cluster statistics of the public cases).
  *
  * Tolerances: the observables are sums of at most n^2 terms of O(1), each
  * a handful of roundings; (n^2 + d) eps bounds their absolute error
@@ -122,7 +122,7 @@ START_TEST(test_all_equal)
 }
 END_TEST
 
-/* Cluster counting by union-find on cos > threshold (cases.md). */
+/* Cluster counting by union-find on cos > threshold (the public cases). */
 START_TEST(test_clusters)
 {
   const size_t d = 3;
@@ -255,7 +255,7 @@ START_TEST(test_random_definitions)
 }
 END_TEST
 
-/* Gaps for tokens at tiny angles (spec §6.8): |th1 - th2|^2 / 2 keeps its
+/* Gaps for tokens at tiny angles (theorems.md N1): |th1 - th2|^2 / 2 keeps its
  * relative accuracy where 1 - cos would be 0.  (1,0,0), (1,1e-10,0): the
  * second vector's norm rounds to 1, so both are exactly unit and the gap
  * is 5e-21 (1e-20/2 to relative 1e-20).  Generic orientation at angle
@@ -375,7 +375,7 @@ START_TEST(test_errors)
   bm = m;
   bm.alpha = 0;
   AFT_STATUS(af_observe(o, 0, y, 0.9999, &bm, w), AF_EINVAL);
-  /* Peri-LN at the zero-attention configuration (spec S0): its speed
+  /* Peri-LN at the zero-attention configuration (theorems.md S0): its speed
    * factor r |A_1| is 0, so speed_mean is undefined. */
   bm = m;
   bm.beta = M_LN2 / 2;

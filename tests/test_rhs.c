@@ -1,12 +1,12 @@
 /* test_rhs.c -- unit tests of the attention outputs, the vector field S0
  * (af_attention, af_rhs, af_speeds) and the discrete layer maps S7
- * (af_layer_step), theory.md §1-3.
+ * (af_layer_step), theorems.md M1-S7, I1-I3.
  *
  * Expected values come from closed forms worked out by hand (n = 1, 2,
  * beta = 0, antipodal pairs) and from an independent reference written
  * here in long double (64-bit significand, eps_ld = 2^-63 ~ 1.1e-19), which
  * is exact to far below double rounding for the sizes used; it follows
- * spec M2 literally (scores <Q th_j, K th_k>, values V th_k) and shares no
+ * theorems.md M2 literally (scores <Q th_j, K th_k>, values V th_k) and shares no
  * code with the library.
  *
  * Tolerances.  One error model is used throughout (Higham 2002, §3.1,
@@ -136,7 +136,7 @@ static void weights_at_t(const double **Q, const double **K, const double **V,
   *V = w->V[l];
 }
 
-/* Attention (spec M2, M5) of the directions of y at time t, the scheme's
+/* Attention (theorems.md M2, M5) of the directions of y at time t, the scheme's
  * rates (table S0) and the field dy = (|theta_j| P A_j / s_j, rho_j). */
 static void ref_eval(ref_t *R, double t, const double *y, const af_model *m)
 {
@@ -1130,7 +1130,7 @@ START_TEST(test_antipodal)
 }
 END_TEST
 
-/* Near-coincident tokens (spec §6.8).  Two tokens at angle phi; Post-LN
+/* Near-coincident tokens (theorems.md N1).  Two tokens at angle phi; Post-LN
  * with Q = K = V = I: |d theta_1| = w_12 sin(phi), w_12 = e^{beta(cos phi
  * - 1)} / (1 + e^{beta(cos phi - 1)}).  The directions are chosen so that
  * the stored vectors' double sums of squares are exactly 1: the library's
@@ -1623,7 +1623,7 @@ START_TEST(test_errors_inputs)
 }
 END_TEST
 
-/* Peri-LN and nGPT at a configuration with A_1 = 0 exactly (spec S0):
+/* Peri-LN and nGPT at a configuration with A_1 = 0 exactly (theorems.md S0):
  * tokens (1,0), (-1,0), (-1,0), beta = ln(2)/2: weights of token 1 are
  * 1, e^{-2 beta} = 1/2, 1/2, so A_1 = (e1 - e1/2 - e1/2) / 2 = 0.  The
  * other schemes do not divide by |A| and are fine (token 1 at rest). */

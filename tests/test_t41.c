@@ -1,7 +1,7 @@
-/* test_t41.c -- theory/t41.c (spec T4.1, T4.1a-d, I2) and the n-particle
+/* test_t41.c -- theory/t41.c (theorems.md T4.1, T4.1a-d, I2) and the n-particle
  * system against it.
  *
- * The key case (spec 6.1, issue 2): from an orthonormal start, n = d = 6,
+ * The key case (T4.1): from an orthonormal start, n = d = 6,
  * beta = 2, r0 = 1.5, every scheme S1-S6 integrated as an n-particle
  * system by src/ (rk8pd, rtol 1e-12, atol 1e-14) has mean cosine within
  * 1e-9 of the scalar ODE of theory/ (whose speed factors are written
@@ -478,7 +478,7 @@ START_TEST(test_nparticle_matches_scalar)
       dr = fmax(dr, fabs(o[AF_OBS_r_mean] - r[k]) / r[k]);
     } else
       ck_assert(o[AF_OBS_r_mean] == KEY_R0 && o[AF_OBS_r_max] == KEY_R0);
-    /* gap_mean = |th_i - th_j|^2/2 (spec 6.8) keeps relative accuracy:
+    /* gap_mean = |th_i - th_j|^2/2 (theorems.md N1) keeps relative accuracy:
      * an error delta of the directions changes |th_i - th_j| = sqrt(2 gap)
      * by <= 2 delta, so the gap by a relative 2 * 2 delta / sqrt(2 gap)
      * (to first order).  delta: local errors <= atol + rtol per step,

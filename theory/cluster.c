@@ -178,7 +178,7 @@ double af_cl_t43b_scale(af_scheme_id scheme, double t, double alpha)
   }
 }
 
-/* The spec table S1-S6, written out again (see cluster.h). */
+/* The theorems.md S1-S6, written out again (see cluster.h). */
 double af_cl_speed(af_scheme_id scheme, double t, double r, double a,
                    double alpha, double tau)
 {

@@ -1,7 +1,7 @@
 /* cluster.h -- what the paper predicts about clustering and collapse, as
  * code (part of libaftheory).
  *
- * Spec theory.md: T3.1r (radial lower bound of Pre-LN and Peri-LN, and
+ * Spec theorems.md T3.1r (radial lower bound of Pre-LN and Peri-LN, and
  * the exact infimum it bounds, derived), T4.2 (shape of the bound on
  * max_j |A_j(0)| from a random start), T4.3 (the cap condition, the radial
  * bounds T4.3a, the scale(t) and formal constants of T4.3b, the speed
@@ -55,7 +55,7 @@ int af_cl_t42_applies(size_t n, size_t d);
 /* ---- T4.3 ---------------------------------------------------------- */
 
 /* The cap condition on delta: min(1/(100 n^2 beta^2), 1/(100 n^2)) with
- * the condition the paper omits (spec T4.3); *_printed: the paper's
+ * the condition the paper omits (theorems.md T4.3); *_printed: the paper's
  * 1/(100 n^2 beta^2) alone (infinite at beta = 0). */
 double af_cl_t43_delta_max(size_t n, double beta);
 double af_cl_t43_delta_max_printed(size_t n, double beta);
@@ -70,7 +70,7 @@ double af_cl_t43b_scale(af_scheme_id scheme, double t, double alpha);
 #define AF_CL_T43B_LOWER (1.0 / 9.0)
 #define AF_CL_T43B_UPPER 4.0
 
-/* Speed factor s_j of the spec table S1-S6 for a token of radius r with
+/* Speed factor s_j of the theorems.md S1-S6 for a token of radius r with
  * |A_j| = a, at time t (alpha = alpha(t) of nGPT, tau = Mix-LN switch:
  * Post-LN for t <= tau).  Returns NaN for an unknown scheme. */
 double af_cl_speed(af_scheme_id scheme, double t, double r, double a,

@@ -43,7 +43,7 @@ static double alpha_at(const af_s7_params *p, double t)
   return p->decay == 0 ? p->alpha : p->alpha * pow(1.0 + t, -p->decay);
 }
 
-/* Mix-LN's layer l is Post-LN if l h < tau, else Pre-LN (spec S7). */
+/* Mix-LN's layer l is Post-LN if l h < tau, else Pre-LN (theorems.md S7). */
 static af_scheme_id effective(const af_s7_params *p, double t)
 {
   if (p->scheme == AF_MIX_LN)

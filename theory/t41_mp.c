@@ -6,7 +6,7 @@
  *     c = 1 - (n-1) w / (e^{b w} + n - 1),
  *     a = sqrt(1 + 2(n-1)(1-w) E + (n-1) E^2 (1 + (n-2)(1-w))) / (1 + (n-1) E),
  *     E = e^{-b w},
- * and s, rho from the spec table S1-S6 (written out again below, as in
+ * and s, rho from the theorems.md S1-S6 (written out again below, as in
  * t41.c's rates(), so neither src/scheme.c nor the double code is used).
  *
  * Integrator: Gragg-Bulirsch-Stoer (Hairer, Norsett, Wanner, Solving

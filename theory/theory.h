@@ -1,6 +1,6 @@
 /* theory.h -- what the paper predicts, as code (libaftheory).
  *
- * T4.1 (spec theory.md section 4): from an orthonormal start with
+ * T4.1 (theory/theorems.md section 4): from an orthonormal start with
  * Q = K = V = I and equal radii r0, every pairwise cosine equals one gamma(t)
  * and the n-particle system reduces to scalar ODEs for (gamma, r).  This
  * module implements those ODEs, the initial velocities (T4.1a), the
@@ -10,7 +10,7 @@
  *
  * Independence: nothing here calls af_scheme_get()->rates.  The speed
  * factor s and the radial rate of each scheme are written out again from
- * the spec table S1-S6, so a wrong row in src/scheme.c shows up as a
+ * the theorems.md S1-S6, so a wrong row in src/scheme.c shows up as a
  * disagreement with the n-particle simulation.  Only the af_scheme_id enum
  * and the af_model struct (for parameters) are shared with src/.
  *
