@@ -1,5 +1,5 @@
 /* test_observe.c -- unit tests of the observables (af_observe, af_obs_*)
- * on configurations whose values are known by hand (theorems.md I3, §6.8,
+ * on configurations whose values are known by hand (theorems.md I3, N1,
  * cluster statistics of the public cases).
  *
  * Tolerances: the observables are sums of at most n^2 terms of O(1), each

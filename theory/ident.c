@@ -1,5 +1,5 @@
 /* ident.c -- identities I1, I3 and the S7 Post-LN geodesic step
- * (theorems.md S0-S7 S7, §3), written from the spec's formulas.
+ * (theorems.md S7, I1-I3), written from their formulas.
  *
  * Rounding bounds (Higham, Accuracy and Stability of Numerical Algorithms,
  * 2nd ed., 2002, §3.1 and §4.2: a recursive sum of N terms carries an

@@ -1,5 +1,5 @@
 /* ident.h -- the identities I1, I3 and the exact geodesic form of the
- * Post-LN layer map (theorems.md S0-S7 S7, §3), as code (libaftheory).
+ * Post-LN layer map (theorems.md S7, I1-I3), as code (libaftheory).
  *
  * Independence: these functions are written from the spec's formulas
  * (M2 attention, the energy of I1, the three forms of the variance of I3,
