@@ -119,10 +119,11 @@ static int md_value(FILE *f, double v)
 static int write_markdown(FILE *f, void *vctx)
 {
   json_ctx *c = vctx;
-  size_t counts[AF_V_STATUS_COUNT] = {0}, bad = 0;
+  size_t counts[AF_V_STATUS_COUNT] = {0}, bad = 0, nsanity = 0;
   double secs = 0;
   for (size_t k = 0; k < c->n; k++) {
     counts[c->rec[k].res.status]++;
+    nsanity += af_claim_is_sanity(c->rec[k].claim) != 0;
     bad += !c->rec[k].ok;
     secs += c->rec[k].seconds;
   }
@@ -136,10 +137,11 @@ static int write_markdown(FILE *f, void *vctx)
     return AF_EIO;
   if (fprintf(f, "%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error, "
                  "%zu certified, %zu could-not-certify, %zu refuted; "
-                 "%zu with an unexpected outcome; %.1f s of claim time.\n\n",
+                 "%zu with an unexpected outcome; %zu of the claims are sanity checks "
+                 "(nothing is expected to break them); %.1f s of claim time.\n\n",
               c->n, counts[AF_V_PASS], counts[AF_V_FAIL], counts[AF_V_INCONCLUSIVE],
               counts[AF_V_ERROR], counts[AF_V_CERTIFIED], counts[AF_V_NOCERT],
-              counts[AF_V_REFUTED], bad, secs) < 0)
+              counts[AF_V_REFUTED], bad, nsanity, secs) < 0)
     return AF_EIO;
   if (fprintf(f, "| ID | scheme | measured | predicted | tolerance | margin | seconds | status | expected | tolerance row | note |\n"
                  "|---|---|---|---|---|---|---|---|---|---|---|\n") < 0)
@@ -303,7 +305,7 @@ int af_cli_verify(int argc, char **argv)
   printf("%-*s %-11s %11s %11s %11s %11s %8s %-13s %s\n", idw, "ID", "scheme",
          "measured", "predicted", "tolerance", "margin", "seconds", "status",
          "expected");
-  size_t bad = 0, counts[AF_V_STATUS_COUNT] = {0};
+  size_t bad = 0, nsanity = 0, counts[AF_V_STATUS_COUNT] = {0};
   double secs = 0;
   for (size_t k = 0; k < n; k++) {
     const af_vrecord *r = &rec[k];
@@ -319,14 +321,17 @@ int af_cli_verify(int argc, char **argv)
       printf("%*s %s\n", idw, "", r->res.note);
     bad += !r->ok;
     counts[r->res.status]++;
+    nsanity += af_claim_is_sanity(r->claim) != 0;
     secs += r->seconds;
   }
+  /* Sanity checks (titles "sanity:") are counted apart: nothing is
+   * expected to break them, so they are not claims with power. */
   printf("%zu claims: %zu pass, %zu fail, %zu inconclusive, %zu error, "
          "%zu certified, %zu could-not-certify, %zu refuted; "
-         "%zu unexpected; %.1f s\n",
+         "%zu unexpected; %zu of them sanity checks; %.1f s\n",
          n, counts[AF_V_PASS], counts[AF_V_FAIL], counts[AF_V_INCONCLUSIVE],
          counts[AF_V_ERROR], counts[AF_V_CERTIFIED], counts[AF_V_NOCERT],
-         counts[AF_V_REFUTED], bad, secs);
+         counts[AF_V_REFUTED], bad, nsanity, secs);
   int status = bad ? AF_EXIT_FAIL : AF_EXIT_OK;
   if (fflush(stdout) != 0)
     status = AF_EXIT_FAIL;
