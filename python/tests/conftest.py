@@ -26,7 +26,9 @@ def cli_run(attnflow_bin, tmp_path):
         assert p.returncode == 0, p.stderr
         lines = [json.loads(l) for l in p.stdout.splitlines()]
         assert "provenance" in lines[0]
-        rows = lines[1:]
+        # rows, then (stdout is streamed) the run's statistics last
+        assert "statistics" in lines[-1]
+        rows = lines[1:-1]
         cols = {k: np.array([r[k] for r in rows], dtype=float) for k in rows[0]}
         x = np.loadtxt(state, delimiter=",", comments="#", ndmin=2)
         return cols, x

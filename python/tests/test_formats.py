@@ -28,7 +28,9 @@ def csv_and_jsonl(attnflow_bin, tmp_path):
     command(attnflow_bin, "run", *ARGS, "--out", str(path))
     rows = [json.loads(l) for l in
             command(attnflow_bin, "run", *ARGS, "--format", "jsonl").splitlines()]
-    return str(path), rows
+    # Streamed to stdout: provenance, rows, then the run's statistics.
+    assert "statistics" in rows[-1]
+    return str(path), rows[:-1]
 
 
 def test_csv_numpy_one_call(csv_and_jsonl):
