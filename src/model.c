@@ -80,7 +80,9 @@ const af_scheme *af_model_scheme(const af_model *m)
 
 af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
 {
-  if (d < 1 || layers < 1 || !(layer_dt > 0) || !isfinite(layer_dt))
+  size_t bytes; /* one of the three pointer arrays (checked, not wrapped) */
+  if (d < 1 || layers < 1 || !(layer_dt > 0) || !isfinite(layer_dt)
+      || !af_size_mul(&bytes, layers, sizeof(double *)))
     return NULL;
   af_weights *w = calloc(1, sizeof *w);
   if (w == NULL)
