@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   FILE *f = fmemopen((void *) data, size, "r");
   if (f == NULL)
     return 0;
-  static const double itimes[3] = {0, 0.5, 1};
+  static const double td[3] = {0, 0.5, 1};
   af_run_cfg c;
   memset(&c, 0, sizeof c);
   c.n = 2;
@@ -34,7 +34,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   x.c = &c;
   x.prec = 64;
   x.N = af_state_size(c.n, c.d);
-  x.itimes = itimes;
+  x.itimes = af_mp_vec_alloc(3, x.prec);
+  if (x.itimes != NULL)
+    af_mp_vec_set_d(x.itimes, td, 3);
   x.nitimes = 3;
   x.params = (char *) AF_FUZZ_PARAMS;
   x.y = af_mp_vec_alloc(x.N, x.prec);
@@ -46,7 +48,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   ck.t = t;
   char msg[512];
   size_t line;
-  if (x.y && x.rows) {
+  if (x.y && x.rows && x.itimes) {
     int rc = af_mp_ck_read(&ck, &x, f, &line, msg, sizeof msg);
     if (rc == AF_OK && (x.ncalls > x.nitimes || !mpfr_number_p(t)))
       abort();
@@ -54,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   mpfr_clear(t);
   af_mp_vec_free(x.rows, c.ntimes * c.nobs);
   af_mp_vec_free(x.y, x.N);
+  af_mp_vec_free(x.itimes, 3);
   fclose(f);
   return 0;
 }

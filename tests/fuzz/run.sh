@@ -34,7 +34,8 @@ SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src"
 LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
 LIBSRC="status scheme model attention blas integrate rkv98 observe init util
-  sweep mp_kernel_double mp_kernel_mpfr mp_integrate mp_observe mp_ref output"
+  sweep mp_kernel_double mp_kernel_mpfr mp_integrate mp_observe mp_ref mp_input
+  output"
 
 echo "fuzz: building the library with $CC ($SAN)"
 objs=""
