@@ -113,7 +113,10 @@ struct AF_WORK {
 
 static AF_T *AF_FN(vec_new)(size_t len, AF_PREC_T prec)
 {
-  AF_T *v = malloc((len ? len : 1) * sizeof(AF_T));
+  size_t bytes;
+  if (!af_size_mul(&bytes, len ? len : 1, sizeof(AF_T)))
+    return NULL; /* len * sizeof wraps (internal.h, checked sizes) */
+  AF_T *v = malloc(bytes);
   if (v == NULL)
     return NULL;
   for (size_t i = 0; i < len; i++)
@@ -163,7 +166,9 @@ void AF_FN(work_free)(struct AF_WORK *w)
 
 struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
 {
-  if (n < 1 || d < 1)
+  size_t nd, nn, dd; /* checked: a wrapped product would under-allocate */
+  if (n < 1 || d < 1 || !af_size_mul(&nd, n, d) || !af_size_mul(&nn, n, n)
+      || !af_size_mul(&dd, d, d))
     return NULL;
   struct AF_WORK *w = calloc(1, sizeof *w);
   if (w == NULL)
@@ -175,11 +180,10 @@ struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
 #define AF_GK_INIT(name) AF_INIT(w->name, prec);
   AF_GK_SCALARS(AF_GK_INIT)
 #undef AF_GK_INIT
-  size_t nd = n * d;
   w->th = AF_FN(vec_new)(nd, prec);
   w->T = AF_FN(vec_new)(nd, prec);
   w->G = AF_FN(vec_new)(nd, prec);
-  w->S = AF_FN(vec_new)(n * n, prec);
+  w->S = AF_FN(vec_new)(nn, prec);
   w->A = AF_FN(vec_new)(nd, prec);
   w->P = AF_FN(vec_new)(nd, prec);
   w->c = AF_FN(vec_new)(n, prec);
@@ -189,7 +193,7 @@ struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
   w->gn = AF_FN(vec_new)(n, prec);
   w->s = AF_FN(vec_new)(n, prec);
   w->rho = AF_FN(vec_new)(n, prec);
-  w->M = AF_FN(vec_new)(d * d, prec);
+  w->M = AF_FN(vec_new)(dd, prec);
   if (!w->th || !w->T || !w->G || !w->S || !w->A || !w->P || !w->c || !w->a
       || !w->Z || !w->amag || !w->gn || !w->s || !w->rho || !w->M) {
     AF_FN(work_free)(w);
