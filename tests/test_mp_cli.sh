@@ -224,20 +224,27 @@ fi
 # An uninterrupted run, then the same run killed with SIGKILL after it has
 # saved a checkpoint with output rows in it, resumed: same data rows and
 # the same statistics (steps, evaluations, error estimate).
-CK="run --scheme peri-ln --n 6 --d 3 --beta 2 --init gaussian --seed 3 --times 1,2,3,4,5,6,7,8 --precision 192 --tol 1e-50 --method mp-gbs"
-"$AF" $CK --out "$tmp/full.csv" 2>/dev/null
-mkdir "$tmp/k"
-"$AF" $CK --out "$tmp/k/part.csv" --checkpoint "$tmp/k/ck" --checkpoint-every 0.1 2>/dev/null &
-pid=$!
-waited=0
-until [ -f "$tmp/k/ck" ] && [ "$(sed -n 's/^next_out //p' "$tmp/k/ck")" -ge 3 ] 2>/dev/null; do
-  if ! kill -0 $pid 2>/dev/null || [ $waited -ge 300 ]; then break; fi
-  sleep 0.05
-  waited=$((waited + 1))
+# The kill must land while the run is going: on a fast machine the short
+# problem can end between two polls, so a run that ended first is tried
+# again with a longer problem (more bits, a tighter tolerance).
+for acc in "--precision 192 --tol 1e-50" "--precision 384 --tol 1e-100" "--precision 448 --tol 1e-120"; do
+  CK="run --scheme peri-ln --n 6 --d 3 --beta 2 --init gaussian --seed 3 --times 1,2,3,4,5,6,7,8 $acc --method mp-gbs"
+  rm -rf "$tmp/k"
+  "$AF" $CK --out "$tmp/full.csv" 2>/dev/null
+  mkdir "$tmp/k"
+  "$AF" $CK --out "$tmp/k/part.csv" --checkpoint "$tmp/k/ck" --checkpoint-every 0.1 2>/dev/null &
+  pid=$!
+  waited=0
+  until [ -f "$tmp/k/ck" ] && [ "$(sed -n 's/^next_out //p' "$tmp/k/ck")" -ge 3 ] 2>/dev/null; do
+    if ! kill -0 $pid 2>/dev/null || [ $waited -ge 1200 ]; then break; fi
+    sleep 0.05
+    waited=$((waited + 1))
+  done
+  kill -9 $pid 2>/dev/null
+  killed=$?
+  wait $pid 2>/dev/null
+  if [ $killed -eq 0 ] && [ ! -f "$tmp/k/part.csv" ]; then break; fi
 done
-kill -9 $pid 2>/dev/null
-killed=$?
-wait $pid 2>/dev/null
 if [ $killed -ne 0 ] || [ -f "$tmp/k/part.csv" ]; then
   notok "checkpoint + SIGKILL + resume" "the run ended before it could be killed (waited $waited polls)"
 else
