@@ -26,8 +26,9 @@
 #              time (default 0: run to T); a capped peer's ratio is a lower
 #              bound
 #   STOCK      1 (default): also time the stock peer; 0: only the raised cap
-#   ODEINT_TOL eps_abs of bulirsch_stoer (default 1e-58, tuned so that its
-#              error on the bench start at T = 10 is <= 1e-60)
+#   ODEINT_TOL eps_abs of bulirsch_stoer (default 1e-58, tuned earlier for
+#              error <= 1e-60 on the bench start; measured at T = 10 with
+#              the raised cap: 5.1e-60, docs/performance.md)
 #   REF_PREC, REF_TOL   the reference run (mp-gbs; default 512 bits, 1e-80)
 #   REF_CHECK  1 (default): the reference is checked against a second run
 #              at REF_PREC + 128 bits, tol REF_TOL 1e-10 (agreement <= 1e-70
