@@ -77,9 +77,18 @@ typedef struct {
   mpfr_t tau;         /* Mix-LN switch time, >= 0                         */
   mpfr_t r0;          /* radius of every token; NaN: not given (the
                          start's own radii)                              */
+  mpfr_t layer_dt;    /* time one weight set is in force (--h of Kaiming
+                         weights): the set boundaries l h are this value
+                         times l, rounded once; NaN: the model's double  */
+  mpfr_t *wq, *wk, *wv; /* one weight set read exactly (af_mp_weights_read,
+                         d x d each, row-major as af_weights), used in
+                         place of the model's single set; NULL: the
+                         model's doubles                                 */
+  size_t wd;          /* d of wq, wk, wv                                   */
 } af_mp_params;
 
-/* Fields at precision prec, set exactly to m's doubles (r0 NaN). */
+/* Fields at precision prec, set exactly to m's doubles (r0 and layer_dt
+ * NaN, no exact weights). */
 int af_mp_params_init(af_mp_params *p, const af_model *m, mpfr_prec_t prec);
 void af_mp_params_clear(af_mp_params *p);
 
@@ -108,6 +117,15 @@ const af_mp_params *af_mp_work_params(const af_mp_work *w);
  * AF_EZERONORM, AF_EIO (*line 0: unreadable). */
 int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
                     size_t d);
+
+/* One weight set from a weights file at precision prec into p (wq, wk,
+ * wv, replacing any before): 3d rows of d numbers, Q then K then V (the
+ * format of af_weights_read), separated by commas, blanks or tabs, '#'
+ * lines and blank lines skipped, each number read by af_mp_parse.
+ * Errors set *line as af_mp_init_read does (AF_EPARSE, AF_EDIM,
+ * AF_ENONFINITE, AF_EIO with *line 0, AF_ENOMEM). */
+int af_mp_weights_read(af_mp_params *p, size_t *line, const char *path,
+                       size_t d, mpfr_prec_t prec);
 
 /* ---------------------------------------------------------- tableaux */
 
@@ -209,9 +227,10 @@ typedef int (*af_mp_output_x_fn)(mpfr_srcptr t, mpfr_t *y, void *ctx);
  * >= 0, non-decreasing) and call out(times[k], y) there.  Every step
  * ends on the exact MPFR time: the output times are hit exactly, and so
  * are Mix-LN's tau (the exact value of af_mp_work_set_params, else the
- * model's double) and the weight-set boundaries, where the method
- * restarts.  Step control works in double (the pieces of the field are
- * found from the times rounded to double).  On failure y holds the state
+ * model's double) and the weight-set boundaries l h (h the exact
+ * layer_dt of af_mp_work_set_params, else the model's double l h), where
+ * the method restarts.  Step control works in double (the pieces of the
+ * field are found from the times rounded to double).  On failure y holds the state
  * at stats->t_reached. */
 int af_mp_integrate_x(mpfr_t *y, mpfr_t *times, size_t ntimes,
                       const af_model *m, const af_mp_opts *o, af_mp_work *w,

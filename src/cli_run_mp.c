@@ -3,11 +3,14 @@
  *
  * Exact input: every number the user typed that defines the problem --
  * --beta, --alpha, --alpha-decay, --tau, --r0, --times, --t-end and the
- * rows of --init file:PATH -- is read from its string at BITS bits
- * (af_mp_parse: decimal or hex, rounded once to nearest), the rows are
- * normalized at BITS bits (af_mp_init_read), and the provenance records
- * the strings as typed.  Generated starts (uniform, gaussian, ...) are
- * the double path's numbers, exact; --weights and --h stay doubles.
+ * rows of --init file:PATH and of a --weights file -- is read from its
+ * string at BITS bits (af_mp_parse: decimal or hex, rounded once to
+ * nearest), the rows are normalized at BITS bits (af_mp_init_read), and
+ * the provenance records the strings as typed.  --h is read so too: the
+ * boundaries l h of Kaiming weight sets are l times it (mp_integrate.c);
+ * as the first step of the controller it is rounded to double (h0).
+ * Generated starts (uniform, gaussian, ...) and Kaiming weights are the
+ * double path's numbers, exact.
  * af_mp_integrate_x (mp-gauss or mp-gbs) carries the state through the
  * exact output times (the t column is the typed time at BITS bits) and
  * af_mp_observe computes the same observables as the double path, all
@@ -667,9 +670,10 @@ static int af_mp_read_params(af_mp_params *par, const af_run_cfg *c,
                {O_ALPHA, "alpha", "alpha", 1},
                {O_ALPHA_DECAY, "alpha-decay", "alpha_decay", 0},
                {O_TAU, "tau", "tau", 0},
-               {O_R0, "r0", "r0", 1}};
+               {O_R0, "r0", "r0", 1},
+               {O_H, "h", "h", 1}};
   mpfr_ptr fields[] = {par->beta, par->alpha, par->alpha_decay, par->tau,
-                       par->r0};
+                       par->r0, par->layer_dt};
   for (size_t i = 0; i < sizeof items / sizeof items[0]; i++) {
     const char *s = c->arg[items[i].opt];
     if (s == NULL) continue; /* the default, exact */
@@ -835,6 +839,23 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   if (!x.params) {
     af_cli_error("%s", af_strerror(AF_ENOMEM));
     goto done;
+  }
+  if (m->w != NULL && m->w->kaiming && mpfr_nan_p(par.layer_dt))
+    mpfr_set_d(par.layer_dt, m->w->layer_dt, RND); /* the default h, exact */
+  if (m->w != NULL && !m->w->kaiming) {
+    /* A weights file: its Q, K, V as typed, at the working precision. */
+    size_t line = 0;
+    errno = 0;
+    rc = af_mp_weights_read(&par, &line, c->weights, c->d, x.prec);
+    if (rc != AF_OK) {
+      if (line > 0)
+        af_cli_error("--weights %s:%zu: %s (expected %zu rows of %zu numbers)",
+                     c->weights, line, af_strerror(rc), 3 * c->d, c->d);
+      else
+        af_cli_error("--weights %s: %s (%s)", c->weights, af_strerror(rc),
+                     strerror(errno));
+      goto done;
+    }
   }
   af_mp_work_set_params(x.w, &par);
   af_mp_work_set_params(x.wobs, &par);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "attnflow_mp.h"
+#include "internal.h"
 
 #define RND MPFR_RNDN
 
@@ -27,20 +28,36 @@ int af_mp_params_init(af_mp_params *p, const af_model *m, mpfr_prec_t prec)
   if (p == NULL || m == NULL || prec < MPFR_PREC_MIN || prec > MPFR_PREC_MAX)
     return AF_EINVAL;
   mpfr_inits2(prec, p->beta, p->alpha, p->alpha_decay, p->tau, p->r0,
-              (mpfr_ptr) 0);
+              p->layer_dt, (mpfr_ptr) 0);
   mpfr_set_d(p->beta, m->beta, RND);
   mpfr_set_d(p->alpha, m->alpha, RND);
   mpfr_set_d(p->alpha_decay, m->alpha_decay, RND);
   mpfr_set_d(p->tau, m->tau, RND);
   mpfr_set_nan(p->r0);
+  mpfr_set_nan(p->layer_dt);
+  p->wq = p->wk = p->wv = NULL;
+  p->wd = 0;
   return AF_OK;
+}
+
+/* Free the exact weight set of p (none: nothing). */
+static void weights_free(af_mp_params *p)
+{
+  size_t dd = p->wd * p->wd;
+  af_mp_vec_free(p->wq, dd);
+  af_mp_vec_free(p->wk, dd);
+  af_mp_vec_free(p->wv, dd);
+  p->wq = p->wk = p->wv = NULL;
+  p->wd = 0;
 }
 
 void af_mp_params_clear(af_mp_params *p)
 {
   if (p == NULL)
     return;
-  mpfr_clears(p->beta, p->alpha, p->alpha_decay, p->tau, p->r0, (mpfr_ptr) 0);
+  weights_free(p);
+  mpfr_clears(p->beta, p->alpha, p->alpha_decay, p->tau, p->r0, p->layer_dt,
+              (mpfr_ptr) 0);
 }
 
 /* 1 if c is a character of a number's text (digits, signs, point,
@@ -194,4 +211,62 @@ int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
   if (rc != AF_OK && rc != AF_EIO && rc != AF_ENOMEM && line)
     *line = ln;
   return rc;
+}
+
+int af_mp_weights_read(af_mp_params *p, size_t *line, const char *path,
+                       size_t d, mpfr_prec_t prec)
+{
+  if (line)
+    *line = 0;
+  size_t dd;
+  if (p == NULL || path == NULL || d < 1 || !af_size_mul(&dd, d, d))
+    return AF_EINVAL;
+  FILE *f = fopen(path, "r");
+  if (f == NULL)
+    return AF_EIO;
+  mpfr_t *m[3] = {af_mp_vec_alloc(dd, prec), af_mp_vec_alloc(dd, prec),
+                  af_mp_vec_alloc(dd, prec)};
+  char *buf = malloc(AF_MP_LINE_MAX + 1);
+  size_t ln = 0, rows = 0;
+  int rc = buf && m[0] && m[1] && m[2] ? AF_OK : AF_ENOMEM, got;
+  while (rc == AF_OK && (got = read_line(buf, f)) != 0) {
+    ln++;
+    if (got < 0) {
+      rc = AF_EPARSE; /* too long, or a NUL byte */
+      break;
+    }
+    char *q = buf;
+    while (*q == ' ' || *q == '\t')
+      q++;
+    if (*q == '#' || *q == '\0' || (*q == '\r' && q[1] == '\0'))
+      continue;
+    if (rows == 3 * d) {
+      rc = AF_EDIM; /* more rows than Q, K, V */
+      break;
+    }
+    /* Row i of Q, K or V: elements [i d, i d + d) of the matrix. */
+    rc = parse_row(m[rows / d] + (rows % d) * d, d, q);
+    rows++;
+  }
+  if (rc == AF_OK && ferror(f))
+    rc = AF_EIO;
+  if (rc == AF_OK && rows < 3 * d) {
+    rc = AF_EDIM; /* too few rows */
+    ln++;
+  }
+  free(buf);
+  fclose(f);
+  if (rc != AF_OK) {
+    for (int k = 0; k < 3; k++)
+      af_mp_vec_free(m[k], dd);
+    if (rc != AF_EIO && rc != AF_ENOMEM && line)
+      *line = ln;
+    return rc;
+  }
+  weights_free(p);
+  p->wq = m[0];
+  p->wk = m[1];
+  p->wv = m[2];
+  p->wd = d;
+  return AF_OK;
 }

@@ -838,13 +838,24 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
 
 /* The exact end of a piece that stops at the double stop before the
  * output time tk: Mix-LN's exact tau when stop is its double (the value
- * in force in the field, af_mp_work_set_params), else stop itself. */
+ * in force in the field, af_mp_work_set_params); the boundary l h of
+ * weight sets at the exact layer time h (into buf: l h rounded once)
+ * when stop is the double path's l h; else NULL (stop itself). */
 static mpfr_srcptr piece_end(const af_model *m, const af_mp_work *w,
-                             double stop)
+                             double stop, mpfr_ptr buf)
 {
   const af_mp_params *par = af_mp_work_params(w);
   if (par != NULL && m->scheme == AF_MIX_LN && stop == m->tau)
     return par->tau;
+  const af_weights *wt = m->w;
+  if (par != NULL && wt != NULL && wt->layers > 1
+      && mpfr_number_p(par->layer_dt)) {
+    double l = nearbyint(stop / wt->layer_dt);
+    if (l >= 1 && l < (double) wt->layers && l * wt->layer_dt == stop) {
+      mpfr_mul_ui(buf, par->layer_dt, (unsigned long) l, RND);
+      return buf;
+    }
+  }
   return NULL;
 }
 
@@ -939,8 +950,8 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   ckr.ck.tol = o->tol;
   ckr.ck.len = N;
   ckr.ck.prec = prec;
-  mpfr_t tex; /* exact time of y */
-  mpfr_init2(tex, prec);
+  mpfr_t tex, pend; /* exact time of y; exact end of a piece */
+  mpfr_inits2(prec, tex, pend, (mpfr_ptr) 0);
   if (rs != NULL)
     mpfr_set(tex, rs->t, RND);
   else
@@ -960,7 +971,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       for (int i = 1; i < c.nthr; i++)
         af_mp_work_set_piece(c.tw[i], 1, t, stop);
       rc = integrate_piece(y, t, stop, tex,
-                           stop == tk ? tx[k] : piece_end(m, w, stop), &hd,
+                           stop == tk ? tx[k] : piece_end(m, w, stop, pend), &hd,
                            span, o, &c, m, w, st, maxsteps, &ckr, k, ev0,
                            tex);
       first = 0;
@@ -995,7 +1006,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       lo = hi; /* the piece was finished */
     ck_call(&ckr, AF_MP_CK_FAIL, rc, kf, lo, hi, tex, hd, y, st, ev0, w);
   }
-  mpfr_clear(tex);
+  mpfr_clears(tex, pend, (mpfr_ptr) 0);
   ctx_free(&c);
   return rc;
 }

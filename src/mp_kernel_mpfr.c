@@ -2,7 +2,9 @@
  * MPFR (functions af_mp_*): every operation correctly rounded to nearest
  * at the precision of the work (af_mp_work_alloc), so results are
  * bit-identical across runs and machines.  The double inputs of the model
- * (beta, alpha, tau, Q, K, V) are exact MPFR numbers. */
+ * (beta, alpha, tau, Q, K, V) are exact MPFR numbers; with exact
+ * parameters (af_mp_work_set_params) beta, alpha, alpha_decay, tau and a
+ * weights file's Q, K, V are the numbers as typed. */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
@@ -65,6 +67,8 @@ static void af_mp_pow_d(mpfr_ptr r, mpfr_srcptr a, double x)
 }
 /* Exact parameters (attnflow_mp.h): beta, alpha, alpha_decay, tau. */
 #define AF_PARAMS af_mp_params
+/* A weight set read exactly (af_mp_weights_read) replaces the model's. */
+#define AF_EXACT_WEIGHTS(w) ((w)->par != NULL && (w)->par->wq != NULL)
 #define AF_POW(r, a, b) mpfr_pow((r), (a), (b), AF_RND)
 #define AF_ABS(r, a) mpfr_abs((r), (a), AF_RND)
 #define AF_ISNAN(a) mpfr_nan_p(a)

@@ -71,6 +71,9 @@
  *   AF_PARAMS              type of exact parameters a work may hold in
  *                          place of the model's doubles (with AF_POW(r,
  *                          a, b) = a^b) [none]
+ *   AF_EXACT_WEIGHTS(w)    true when w->par holds one weight set as read
+ *                          (wq, wk, wv of AF_T, d x d) to use in place
+ *                          of the model's doubles [none]
  */
 
 /* Scalar temporaries of one evaluation, kept in the work so that an
@@ -325,6 +328,21 @@ static void AF_FN(score_matrix)(struct AF_WORK *w, const double *Q,
                                 const double *K)
 {
   size_t d = w->d;
+#ifdef AF_EXACT_WEIGHTS
+  /* Exact weights in place of the model's single set (attention_fill):
+   * M = Q^T K from the numbers as read, summed from k = 0. */
+  if (AF_EXACT_WEIGHTS(w)) {
+    for (size_t a = 0; a < d; a++)
+      for (size_t b = 0; b < d; b++) {
+        AF_SET_UI(w->M[a * d + b], 0);
+        for (size_t k = 0; k < d; k++) {
+          AF_MUL(w->tmp, w->par->wq[k * d + a], w->par->wk[k * d + b]);
+          AF_ADD(w->M[a * d + b], w->M[a * d + b], w->tmp);
+        }
+      }
+    return;
+  }
+#endif
   if (Q == NULL) {
     for (size_t i = 0; i < d * d; i++)
       AF_SET_D(w->M[i], K[i]);
@@ -601,7 +619,12 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
       AF_T *Gk = w->G + k * d;
       AF_CONST AF_T *tk = w->th + k * d;
       for (size_t a = 0; a < d; a++)
-        AF_FN(dot_d)(w, &Gk[a], V + a * d, tk, d);
+#ifdef AF_EXACT_WEIGHTS
+        if (AF_EXACT_WEIGHTS(w))
+          AF_FN(dot)(w, &Gk[a], w->par->wv + a * d, tk, d);
+        else
+#endif
+          AF_FN(dot_d)(w, &Gk[a], V + a * d, tk, d);
       AF_FN(dot)(w, &w->gn[k], Gk, Gk, d);
       AF_SQRT(w->gn[k], w->gn[k]);
     }
@@ -701,6 +724,14 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   double tp = w->seg_set ? 0.5 * (w->seg_lo + w->seg_hi) : AF_GET_D(t);
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, tp);
+#ifdef AF_EXACT_WEIGHTS
+  /* Exact weights stand for the model's one set (a weights file): its
+   * matrices are all given, so the general kernel runs. */
+  if (AF_EXACT_WEIGHTS(w) && (m->w == NULL || m->w->layers != 1
+                              || Q == NULL || K == NULL || V == NULL
+                              || w->par->wd != w->d))
+    return AF_EINVAL;
+#endif
   rc = AF_FN(attention_direct)(w, m, Q, K, V);
   if (rc != AF_OK)
     return rc;

@@ -337,4 +337,94 @@ else
   notok "exact alpha and tau" "rows equal or a run failed"
 fi
 
+# ------------------------------------------------------------ exact weights and h
+# A weights file is read at the working precision: Q = K = 1.1 I, V = I
+# with beta 1 is identity weights with beta 1.21 (scores 1.21 <th_j, th_k>),
+# to within the two runs' own error estimates; the same file written with
+# the double nearest 1.1 is identity weights with beta = that double
+# squared (an exact 106-bit number), not 1.21.
+statediff() { # max |a - b| over two --save-state files, and err_est a + b
+  "$PY" - "$1" "$2" <<'EOF'
+import sys
+from fractions import Fraction
+def hexval(s):
+    neg = s.startswith('-'); s = s.lstrip('-')
+    m, e = s[2:].split('p')
+    ip, _, fp = m.partition('.')
+    v = Fraction(int(ip + fp, 16)) / 16 ** len(fp) * Fraction(2) ** int(e)
+    return -v if neg else v
+def ref(p):
+    est, vals = None, []
+    for l in open(p):
+        if l.startswith('# err_est:'): est = float(l.split(':')[1])
+        elif not l.startswith('#') and not l.startswith('t '): vals.append(hexval(l.strip()))
+    return est, vals
+e1, a = ref(sys.argv[1]); e2, b = ref(sys.argv[2])
+assert len(a) == len(b) and len(a) > 0
+print('%.17g %.17g' % (float(max(abs(x - y) for x, y in zip(a, b))), e1 + e2))
+EOF
+}
+wfile() { # wfile FILE S: Q = K = S I, V = I in d = 3
+  { for s in "$2" "$2" 1; do
+      echo "$s 0 0"; echo "0 $s 0"; echo "0 0 $s"
+    done; } > "$1"
+}
+D11=1.100000000000000088817841970012523233890533447265625
+if [ -z "$PY" ]; then
+  skip "weights file read at the working precision" "no /usr/bin/python3"
+else
+  wfile "$tmp/w11" 1.1
+  wfile "$tmp/w11d" $D11
+  # beta = D11^2 exactly (106 bits), in decimal.
+  BD=$("$PY" -c "from decimal import Decimal as D, getcontext as g; g().prec = 200; print(D('$D11') ** 2)")
+  WB="run --scheme post-ln --n 3 --d 3 --init orthonormal --t-end 1 --precision 256 --out -"
+  "$AF" $WB --beta 1 --weights "$tmp/w11" --save-state "$tmp/wa.ref" >/dev/null 2>"$tmp/err"
+  "$AF" $WB --beta 1.21 --save-state "$tmp/wb.ref" >/dev/null 2>>"$tmp/err"
+  "$AF" $WB --beta 1 --weights "$tmp/w11d" --save-state "$tmp/wc.ref" >/dev/null 2>>"$tmp/err"
+  "$AF" $WB --beta "$BD" --save-state "$tmp/wd.ref" >/dev/null 2>>"$tmp/err"
+  if ab=$(statediff "$tmp/wa.ref" "$tmp/wb.ref") && cd_=$(statediff "$tmp/wc.ref" "$tmp/wd.ref") &&
+     cb=$(statediff "$tmp/wc.ref" "$tmp/wb.ref"); then
+    set -- $ab $cd_ $cb
+    # typed = used: within the estimates; the double of 1.1 is another
+    # problem, far above them.
+    if awk -v a="$1" -v ea="$2" -v c="$3" -v ec="$4" -v x="$5" \
+         'BEGIN { exit !(a <= ea && c <= ec && ea < 1e-59 && x > 1e6 * (ea + ec)) }'; then
+      ok "weights file at 256 bits: 1.1 I is beta 1.21 ($1 <= est $2); the double of 1.1 is beta = its square ($3 <= est $4), $5 from 1.21"
+    else
+      notok "weights file at 256 bits" "1.1 vs beta 1.21: $1 (est $2); double: $3 (est $4); double vs 1.21: $5"
+    fi
+  else
+    notok "weights file at 256 bits" "a run failed: $(cat "$tmp/err")"
+  fi
+fi
+
+# --h is read at the working precision: Kaiming weight sets switch at
+# l h exactly.  Against h = 0.1, the state at t = 0.35 (boundaries 0.1,
+# 0.2, 0.3) moves linearly in the change of h: h = 0.1 + 1e-30 moves it
+# by D2, the double nearest 0.1 (0.1 + 5.551115123125783e-18) by D1 =
+# D2 * 5.551115123125783e12 to within second-order terms (relative
+# ~1e-17 times the field's curvature over its slope), the runs' errors
+# (~1e-60 against D2 ~ 1e-31) and the doubles that carry D1, D2 and the
+# ratio here (a few 1e-16): required within 1e-13 (measured 2.2e-16).
+# Through a double, h = 0.1 + 1e-30 would be h = 0.1's double: D2 = D1.
+if [ -z "$PY" ]; then
+  skip "--h read at the working precision" "no /usr/bin/python3"
+else
+  HB="run --scheme post-ln --n 3 --d 3 --beta 1 --init orthonormal --weights kaiming --times 0,0.35 --precision 256 --out -"
+  "$AF" $HB --h 0.1 --save-state "$tmp/h1.ref" >/dev/null 2>"$tmp/err"
+  "$AF" $HB --h 0.1000000000000000055511151231257827021181583404541015625 --save-state "$tmp/h2.ref" >/dev/null 2>>"$tmp/err"
+  "$AF" $HB --h 0.100000000000000000000000000001 --save-state "$tmp/h3.ref" >/dev/null 2>>"$tmp/err"
+  if d1=$(statediff "$tmp/h1.ref" "$tmp/h2.ref") && d2=$(statediff "$tmp/h1.ref" "$tmp/h3.ref"); then
+    set -- $d1 $d2
+    if awk -v a="$1" -v b="$3" -v e="$4" 'BEGIN { r = a / b / 5.5511151231257827e12
+         exit !(b > 1e20 * e && r > 1 - 1e-13 && r < 1 + 1e-13) }'; then
+      ok "--h at 256 bits: 0.1 + 1e-30 moves the state by $3 (est $4), the double of 0.1 by $1 (ratio as the change of h to 1e-13)"
+    else
+      notok "--h at 256 bits" "double of 0.1: $1; 0.1 + 1e-30: $3 (est $4)"
+    fi
+  else
+    notok "--h at 256 bits" "a run failed: $(cat "$tmp/err")"
+  fi
+fi
+
 cli_summary
