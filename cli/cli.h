@@ -30,7 +30,7 @@ int af_cli_schemes(int argc, char **argv);
  * is linked only into the program attnflow-verify, with the claims and the
  * certified (Arb) code; 'attnflow verify' executes that program (main.c). */
 int af_cli_verify(int argc, char **argv);
-/* attnflow figure: data of the figures of docs/figures.md (cli_figure.c). */
+/* attnflow figure: data of the figures of docs/figures.md (figure.c). */
 int af_cli_figure(int argc, char **argv);
 
 /* attnflow sweep: a grid of runs, on MPI ranks when started by mpirun
