@@ -84,6 +84,22 @@ void af_cli_parser_init(af_cli_parser *p, int argc, char **argv, int first,
  * a flag, stray argument). */
 int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value);
 
+/* Every option of p: take(o, value, ctx) for each (value NULL for a
+ * flag), in the order given; the option of index `help` prints help_fn()
+ * instead.  Returns AF_EXIT_OK at the end of argv, -1 after the help,
+ * AF_EXIT_USAGE after af_cli_next's error, or take's status when it is
+ * not AF_EXIT_OK (take prints its own error). */
+int af_cli_options(af_cli_parser *p, const af_cli_opt *opts, int help,
+                   void (*help_fn)(void),
+                   int (*take)(int o, const char *value, void *ctx),
+                   void *ctx);
+/* Returns 1 if given[required[i]] is set for every i (option indices of
+ * opts), else prints "COMMAND: missing required option --NAME (try
+ * 'attnflow COMMAND --help')" for the first one missing and returns 0. */
+int af_cli_required(const char *command, const af_cli_opt *opts,
+                    const char *const *given, const int *required,
+                    size_t nrequired);
+
 /* Strict number parsing: the whole string must be consumed, no leading
  * blanks, finite results only.  Each prints a usage error naming the
  * option and returns 0 on failure, 1 on success. */
