@@ -1,6 +1,7 @@
-/* figure_c1.c -- `attnflow figure`, case C1: the discretization panel (public step, the Post-LN layer
- * map at h = 0.1, vs h = 0.01 vs adaptive rk8pd vs a tight reference) and
- * the paths on S^2 of the six schemes from one start, with their captions. */
+/* figure_c1.c -- `attnflow figure`, case C1: the discretization panel
+ * (public step, the Post-LN layer map at h = 0.1, vs h = 0.01 vs adaptive
+ * rk8pd vs a tight reference) and the paths on S^2 of the six schemes from
+ * one start, with their captions. */
 #include "config.h"
 
 #include <math.h>

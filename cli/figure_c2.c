@@ -1,5 +1,5 @@
-/* figure_c2.c -- `attnflow figure`, case C2: the metastable staircase on the circle (clusters, energy,
- * angles), and its caption. */
+/* figure_c2.c -- `attnflow figure`, case C2: the metastable staircase on
+ * the circle (clusters, energy, angles), and its caption. */
 #include "config.h"
 
 #include <math.h>

@@ -1,5 +1,5 @@
-/* figure_c5.c -- `attnflow figure`, case C5: beta*(t), the largest beta with gamma(t) >= 1 - 10^-3, and
- * its caption. */
+/* figure_c5.c -- `attnflow figure`, case C5: beta*(t), the largest beta
+ * with gamma(t) >= 1 - 10^-3, and its caption. */
 #include "config.h"
 
 #include <math.h>

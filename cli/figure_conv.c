@@ -1,6 +1,6 @@
-/* figure_conv.c -- `attnflow figure`, convergence orders and work-precision of every GSL stepper, the
- * layer maps and the MPFR methods against an MPFR reference, and its
- * caption. */
+/* figure_conv.c -- `attnflow figure`, convergence orders and
+ * work-precision of every GSL stepper, the layer maps and the MPFR methods
+ * against an MPFR reference, and its caption. */
 #include "config.h"
 
 #include <math.h>

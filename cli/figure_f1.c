@@ -1,6 +1,6 @@
-/* figure_f1.c -- `attnflow figure`, F1: gamma(t) of the six schemes from the T4.1 scalar ODEs (n = 256,
- * beta = 5), with n = d = 8 particle runs in double and MPFR against the
- * n = 8 ODE, and its caption. */
+/* figure_f1.c -- `attnflow figure`, F1: gamma(t) of the six schemes from
+ * the T4.1 scalar ODEs (n = 256, beta = 5), with n = d = 8 particle runs
+ * in double and MPFR against the n = 8 ODE, and its caption. */
 #include "config.h"
 
 #include <float.h>

@@ -1,5 +1,5 @@
-/* figure_f2.c -- `attnflow figure`, F2: random weights, the layer maps of every scheme with Kaiming-random
- * Q, K, V per layer, and its caption. */
+/* figure_f2.c -- `attnflow figure`, F2: random weights, the layer maps of
+ * every scheme with Kaiming-random Q, K, V per layer, and its caption. */
 #include "config.h"
 
 #include <math.h>
