@@ -16,7 +16,7 @@
  * queue one at a time and hand each finished row back to it.  The phase
  * diagrams use its default queue (runs 0..N-1 into an array); the
  * command 'attnflow sweep' plugs in a queue that journals every row and,
- * under MPI, hands runs to other processes (src/cli_sweep.c).  Its runs
+ * under MPI, hands runs to other processes (cli/cli_sweep.c).  Its runs
  * are af_sweep_observe: the observables of 'attnflow run' at each time.
  */
 #include <math.h>

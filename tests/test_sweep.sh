@@ -1,5 +1,5 @@
 #!/bin/sh
-# test_sweep.sh -- tests of 'attnflow sweep' (src/cli_sweep.c): the grid
+# test_sweep.sh -- tests of 'attnflow sweep' (cli/cli_sweep.c): the grid
 # example of the README (a header and 96 rows in grid-key order), each row
 # equal to the same 'attnflow run --seed', rows bit-identical for 1 and 2
 # threads and, when configure built MPI, under 'mpirun -n 2' with 1 and 2

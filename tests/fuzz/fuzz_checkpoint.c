@@ -4,7 +4,7 @@
  * The run it is checked against: n = 2, d = 2 (6 state values), 64
  * bits, 3 output times, 2 columns, and the parameter line AF_FUZZ_PARAMS
  * (the seed corpus carries checkpoints of exactly this run). */
-#include "../../src/cli_run_mp.c"
+#include "../../cli/cli_run_mp.c"
 
 #define AF_FUZZ_PARAMS "scheme=post-ln; n=2; d=2; fuzz=1"
 

@@ -33,15 +33,17 @@ trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src"
 LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
-LIBSRC="status scheme model attention blas integrate rkv98 observe init util
-  sweep mp_kernel_double mp_kernel_mpfr mp_integrate mp_observe mp_ref mp_input
-  output"
+LIBSRC="src/status src/scheme src/model src/attention src/blas src/integrate
+  src/rkv98 src/observe src/init src/util src/sweep src/mp_kernel_double
+  src/mp_kernel_mpfr src/mp_integrate src/mp_observe src/mp_ref src/mp_input
+  cli/output"
 
 echo "fuzz: building the library with $CC ($SAN)"
 objs=""
 for s in $LIBSRC; do
-  $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$top/src/$s.c" -o "$work/$s.o"
-  objs="$objs $work/$s.o"
+  o="$work/${s#*/}.o"
+  $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$top/$s.c" -o "$o"
+  objs="$objs $o"
 done
 
 status=0
@@ -49,7 +51,7 @@ for h in init weights ref checkpoint; do
   src="$here/fuzz_$h.c"
   bin="$work/fuzz_$h"
   extra=""
-  # the checkpoint harness compiles src/cli_run_mp.c itself
+  # the checkpoint harness compiles cli/cli_run_mp.c itself
   [ "$h" = checkpoint ] && extra="-Wno-unused-function"
   $CC $CFLAGS $SAN -fsanitize=fuzzer $extra "$src" $objs $LIBS -o "$bin"
   mkdir -p "$work/corpus_$h"

@@ -297,6 +297,37 @@ int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value) {
   return -2;
 }
 
+int af_cli_options(af_cli_parser *p, const af_cli_opt *opts, int help,
+                   void (*help_fn)(void),
+                   int (*take)(int o, const char *value, void *ctx),
+                   void *ctx) {
+  const char *val;
+  int o;
+  while ((o = af_cli_next(p, opts, &val)) != -1) {
+    if (o == -2) return AF_EXIT_USAGE;
+    if (o == help) {
+      help_fn();
+      return -1;
+    }
+    int rc = take(o, val, ctx);
+    if (rc != AF_EXIT_OK) return rc;
+  }
+  return AF_EXIT_OK;
+}
+
+int af_cli_required(const char *command, const af_cli_opt *opts,
+                    const char *const *given, const int *required,
+                    size_t nrequired) {
+  for (size_t i = 0; i < nrequired; i++)
+    if (given[required[i]] == NULL) {
+      af_cli_error("%s: missing required option --%s (try 'attnflow %s "
+                   "--help')",
+                   command, opts[required[i]].name, command);
+      return 0;
+    }
+  return 1;
+}
+
 /* ------------------------------------------------------------ numbers */
 
 int af_cli_double(double *v, const char *opt, const char *s) {

@@ -425,6 +425,32 @@ static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
   return af_run_parse(c, argc, argv);
 }
 
+/* One option of the command line (index into the table of
+ * af_sweep_parse): the sweep's own into own[], run's into g->run_val
+ * (the last occurrence wins), unless the sweep refuses it. */
+typedef struct {
+  af_sweep *g;
+  const char **own;
+} af_sweep_take_ctx;
+
+static int af_sweep_take(int o, const char *val, void *vctx) {
+  af_sweep_take_ctx *x = vctx;
+  if (o < S_COUNT) {
+    x->own[o] = val ? val : ""; /* a flag: present */
+    return AF_EXIT_OK;
+  }
+  o -= S_COUNT;
+  for (size_t i = 0; i < sizeof af_sweep_refused / sizeof af_sweep_refused[0];
+       i++)
+    if (af_sweep_refused[i].opt == o) {
+      af_cli_error("sweep: --%s is not a sweep option (%s)",
+                   af_run_opts[o].name, af_sweep_refused[i].why);
+      return AF_EXIT_USAGE;
+    }
+  x->g->run_val[o] = val;
+  return AF_EXIT_OK;
+}
+
 /* Parse the command line into g.  AF_EXIT_OK, AF_EXIT_USAGE, or -1 after
  * printing the help. */
 static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
@@ -436,38 +462,15 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
   table[S_COUNT + O_COUNT].name = NULL;
   table[S_COUNT + O_COUNT].takes_value = 0;
   const char *own[S_COUNT] = {NULL};
+  af_sweep_take_ctx x = {g, own};
   af_cli_parser p;
-  const char *val;
-  int o;
   af_cli_parser_init(&p, argc, argv, 1, "sweep");
-  while ((o = af_cli_next(&p, table, &val)) != -1) {
-    if (o == -2) return AF_EXIT_USAGE;
-    if (o == S_HELP) {
-      af_sweep_help();
-      return -1;
-    }
-    if (o < S_COUNT) {
-      own[o] = val ? val : ""; /* a flag: present */
-      continue;
-    }
-    o -= S_COUNT;
-    for (size_t i = 0; i < sizeof af_sweep_refused / sizeof af_sweep_refused[0];
-         i++)
-      if (af_sweep_refused[i].opt == o) {
-        af_cli_error("sweep: --%s is not a sweep option (%s)",
-                     af_run_opts[o].name, af_sweep_refused[i].why);
-        return AF_EXIT_USAGE;
-      }
-    g->run_val[o] = val; /* the last occurrence wins, as in run */
-  }
+  int rc = af_cli_options(&p, table, S_HELP, af_sweep_help, af_sweep_take, &x);
+  if (rc != AF_EXIT_OK) return rc;
   static const int required[] = {S_SCHEME, S_N, S_D, S_BETA, S_SEEDS, S_OUT};
-  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-    if (own[required[i]] == NULL) {
-      af_cli_error("sweep: missing required option --%s (try 'attnflow "
-                   "sweep --help')",
-                   af_sweep_own[required[i]].name);
-      return AF_EXIT_USAGE;
-    }
+  if (!af_cli_required("sweep", af_sweep_own, own, required,
+                       sizeof required / sizeof required[0]))
+    return AF_EXIT_USAGE;
   af_sweep_lc lc = {g, 0};
   if (!af_sweep_split("scheme", own[S_SCHEME], af_sweep_scheme_item, &lc))
     return AF_EXIT_USAGE;

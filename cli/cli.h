@@ -30,7 +30,7 @@ int af_cli_schemes(int argc, char **argv);
  * is linked only into the program attnflow-verify, with the claims and the
  * certified (Arb) code; 'attnflow verify' executes that program (main.c). */
 int af_cli_verify(int argc, char **argv);
-/* attnflow figure: data of the figures of docs/figures.md (cli_figure.c). */
+/* attnflow figure: data of the figures of docs/figures.md (figure.c). */
 int af_cli_figure(int argc, char **argv);
 
 /* attnflow sweep: a grid of runs, on MPI ranks when started by mpirun
@@ -83,6 +83,22 @@ void af_cli_parser_init(af_cli_parser *p, int argc, char **argv, int first,
  * printing a usage error (unknown option, missing value, value given to
  * a flag, stray argument). */
 int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value);
+
+/* Every option of p: take(o, value, ctx) for each (value NULL for a
+ * flag), in the order given; the option of index `help` prints help_fn()
+ * instead.  Returns AF_EXIT_OK at the end of argv, -1 after the help,
+ * AF_EXIT_USAGE after af_cli_next's error, or take's status when it is
+ * not AF_EXIT_OK (take prints its own error). */
+int af_cli_options(af_cli_parser *p, const af_cli_opt *opts, int help,
+                   void (*help_fn)(void),
+                   int (*take)(int o, const char *value, void *ctx),
+                   void *ctx);
+/* Returns 1 if given[required[i]] is set for every i (option indices of
+ * opts), else prints "COMMAND: missing required option --NAME (try
+ * 'attnflow COMMAND --help')" for the first one missing and returns 0. */
+int af_cli_required(const char *command, const af_cli_opt *opts,
+                    const char *const *given, const int *required,
+                    size_t nrequired);
 
 /* Strict number parsing: the whole string must be consumed, no leading
  * blanks, finite results only.  Each prints a usage error naming the

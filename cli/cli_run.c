@@ -346,33 +346,29 @@ static int af_run_parse_mp(af_run_cfg *c) {
   return af_run_parse_rest(c);
 }
 
+/* One option of the command line into c->arg; a repeated option is an
+ * error. */
+static int af_run_take(int o, const char *val, void *vc) {
+  af_run_cfg *c = vc;
+  if (c->arg[o] != NULL) {
+    af_cli_error("--%s given twice ('%s', then '%s')", af_run_opts[o].name,
+                 c->arg[o], val);
+    return AF_EXIT_USAGE;
+  }
+  c->arg[o] = val;
+  return AF_EXIT_OK;
+}
+
 /* Parse argv into c (cli_run.h). */
 int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   af_cli_parser p;
-  const char *val;
-  int o;
   af_cli_parser_init(&p, argc, argv, 1, "run");
-  while ((o = af_cli_next(&p, af_run_opts, &val)) != -1) {
-    if (o == -2) return AF_EXIT_USAGE;
-    if (o == O_HELP) {
-      af_run_help();
-      return -1;
-    }
-    if (c->arg[o] != NULL) {
-      af_cli_error("--%s given twice ('%s', then '%s')", af_run_opts[o].name,
-                   c->arg[o], val);
-      return AF_EXIT_USAGE;
-    }
-    c->arg[o] = val;
-  }
+  int rc = af_cli_options(&p, af_run_opts, O_HELP, af_run_help, af_run_take, c);
+  if (rc != AF_EXIT_OK) return rc;
   static const int required[] = {O_SCHEME, O_N, O_D, O_BETA};
-  for (size_t i = 0; i < sizeof required / sizeof required[0]; i++)
-    if (c->arg[required[i]] == NULL) {
-      af_cli_error("run: missing required option --%s (try 'attnflow run "
-                   "--help')",
-                   af_run_opts[required[i]].name);
-      return AF_EXIT_USAGE;
-    }
+  if (!af_cli_required("run", af_run_opts, c->arg, required,
+                       sizeof required / sizeof required[0]))
+    return AF_EXIT_USAGE;
   const char *const *a = c->arg;
 
   /* Scheme and attention. */
