@@ -426,8 +426,9 @@ static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
 }
 
 /* One option of the command line (index into the table of
- * af_sweep_parse): the sweep's own into own[], run's into g->run_val
- * (the last occurrence wins), unless the sweep refuses it. */
+ * af_sweep_parse): the sweep's own into own[], run's into g->run_val,
+ * unless the sweep refuses it.  A repeated option is an error, as in
+ * run. */
 typedef struct {
   af_sweep *g;
   const char **own;
@@ -436,10 +437,19 @@ typedef struct {
 static int af_sweep_take(int o, const char *val, void *vctx) {
   af_sweep_take_ctx *x = vctx;
   if (o < S_COUNT) {
+    if (x->own[o] != NULL) {
+      af_cli_error("sweep: --%s given twice", af_sweep_own[o].name);
+      return AF_EXIT_USAGE;
+    }
     x->own[o] = val ? val : ""; /* a flag: present */
     return AF_EXIT_OK;
   }
   o -= S_COUNT;
+  if (x->g->run_val[o] != NULL) {
+    af_cli_error("sweep: --%s given twice ('%s', then '%s')",
+                 af_run_opts[o].name, x->g->run_val[o], val);
+    return AF_EXIT_USAGE;
+  }
   for (size_t i = 0; i < sizeof af_sweep_refused / sizeof af_sweep_refused[0];
        i++)
     if (af_sweep_refused[i].opt == o) {

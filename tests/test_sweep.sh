@@ -226,7 +226,7 @@ else
 fi
 # A journal of another sweep is refused, not mixed in.
 cp "$tmp/journal.saved" "$tmp/k/k.csv.journal"
-(cd "$tmp/k" && "$AF" sweep $KG --beta 1,5 --out k.csv) >"$tmp/stdout" 2>"$tmp/stderr"
+(cd "$tmp/k" && "$AF" sweep $(echo "$KG" | sed "s/--beta 1,4/--beta 1,5/") --out k.csv) >"$tmp/stdout" 2>"$tmp/stderr"
 st=$?
 if [ "$st" -eq 1 ] && [ "$(wc -l <"$tmp/stderr")" -eq 1 ] && grep -q 'another sweep' "$tmp/stderr"; then
   ok "a journal of another sweep is refused ($(cat "$tmp/stderr"))"
@@ -259,6 +259,8 @@ bad "--precision refused" 2 sweep $G --precision 256 --out s.csv
 bad "a run option checked by run's parser" 2 sweep $G --rtol -1 --out s.csv
 bad "orthonormal start with n > d" 2 sweep $G --n 2,4 --init orthonormal --out s.csv
 bad "unknown option" 2 sweep $G --bogus 1 --out s.csv
+bad "a run option given twice" 2 sweep $G --t-end 1 --t-end 2 --out s.csv
+bad "a sweep option given twice" 2 sweep $G --out a.csv --out s.csv
 bad "missing --init file" 1 sweep $G --init file:nowhere.csv --out s.csv
 BAD_IN_OUT=0
 
