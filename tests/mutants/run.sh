@@ -2,7 +2,7 @@
 # run.sh -- mutation testing of 'attnflow verify --level quick'.
 #
 #   tests/mutants/run.sh [--jobs N] [--only GLOB,...] [--out DIR] [--keep]
-#                        [--no-faults] [--report-only] [--doc PATH]
+#                        [--no-faults] [--report-only] [--doc PATH] [--full]
 #
 # Run from a built tree (make check-mutants builds it first; srcdir must be
 # the build directory).  Each mutant of tests/mutants/catalogue.tsv (one
@@ -30,6 +30,12 @@
 # --doc PATH also puts report.md into PATH between the lines
 # "<!-- mutants -->" and "<!-- /mutants -->" (appended if absent).
 # The tables cover every mutant of the catalogue with a result in DIR.
+# Fast mode (the default, that of make check-mutants): each mutant's verify
+# stops after its first claim with an unexpected outcome (environment
+# ATTNFLOW_VERIFY_STOP_FIRST=1, proofs-numeric/verify.c), which decides
+# caught or not as the whole run would; "caught by" then names that claim
+# only, and the power table is partial (said in report.md).  --full (and
+# --doc, which implies it) runs every claim for the complete tables.
 # Exit status 0 only if every mutant is caught, 1 otherwise, 2 on a usage
 # error or when the unmutated tree does not pass verify.
 set -u
@@ -44,6 +50,7 @@ doc=
 keep=0
 faults=1
 report_only=0
+fast=1
 # A mutant may slow a run down without bound (a field forcing millions of
 # steps): each verify gets at most this much CPU time (quick takes about
 # 25 s), CPU rather than wall time so that a busy machine does not count.
@@ -57,10 +64,12 @@ while [ $# -gt 0 ]; do
   --keep) keep=1; shift ;;
   --no-faults) faults=0; shift ;;
   --report-only) report_only=1; keep=1; shift ;;
+  --full) fast=0; shift ;;
   -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
 done
+[ -n "$doc" ] && fast=0
 case $jobs in '' | *[!0-9]* | 0) echo "run.sh: --jobs must be a positive integer" >&2; exit 2 ;; esac
 [ -x "$top/attnflow" ] && [ -x "$top/attnflow-verify" ] && [ -f "$top/Makefile" ] || {
   echo "run.sh: build the tree first (./configure && make; srcdir must be the build directory)" >&2
@@ -130,7 +139,8 @@ run_mutant() {
   fi
   # The copy's own data (its programs run outside the build directory they
   # were configured in, so they would look for an installed data directory).
-  (cd "$tree" && ulimit -t "$cpu_s" && ATTNFLOW_DATADIR=$tree/data exec ./attnflow verify \
+  (cd "$tree" && ulimit -t "$cpu_s" && ATTNFLOW_VERIFY_STOP_FIRST=$fast \
+    ATTNFLOW_DATADIR=$tree/data exec ./attnflow verify \
     --level quick --json "$work/$name.json" > "$work/log.$name" 2>&1)
   local rc=$? by=
   [ -f "$work/$name.json" ] && by=$(caught_by "$work/$name.json")
@@ -268,6 +278,11 @@ ncat=$(grep -cv '^#' "$catalogue")
   echo "listed with the claim each needs in \`tests/mutants/known-survivors.txt\`); $((nclaims - nopower)) of"
   echo "$nclaims claims broken by at least one mutant or \`--inject-fault\` fault, $nopower by none"
   echo "($nocert of them certified claims, which only a mutant of \`certified/\` or a reference they are checked against can reach)."
+  if [ "$fast" -eq 1 ]; then
+    echo "Fast mode: each mutant's verify stopped at its first claim with an unexpected"
+    echo "outcome, so \"caught by\" names that claim only and the power table is partial"
+    echo "(\`tests/mutants/run.sh --full\` for the complete tables)."
+  fi
   if [ "$total" -lt "$ncat" ]; then
     echo "Only $total of the $ncat mutants of the catalogue have a result here (run in parts"
     echo "with \`--only\` and \`--keep\`); the others were not run."
@@ -304,7 +319,7 @@ fi
 awk -F '\t' 'NR > 1 { printf "%-28s %-11s %5ss  %s\n", $1, $3, $5, $4 }' "$out/mutants.tsv"
 echo "check-mutants: $caught of $total mutants caught ($nknown known survivors), $nopower of $nclaims claims broken by nothing"
 [ -z "$unexpected" ] || echo "check-mutants: unexpected results:$unexpected" >&2
-echo "  ($nocert of them certified);"
+echo "  ($nocert of them certified)$([ "$fast" -eq 1 ] && echo "; fast mode: first unexpected claim only, --full for the complete tables");"
 echo "  tables in $out (mutants.tsv, power.tsv, report.md)"
 times | sed -n '2s/^\([^ ]*\) \([^ ]*\)$/check-mutants: CPU time of the runs: user \1, system \2/p'
 [ -z "$unexpected" ] && [ "$bad" -eq 0 ]
