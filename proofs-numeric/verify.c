@@ -321,6 +321,10 @@ size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
 {
   const af_claim *all[512];
   size_t total = af_claims_all(all, 512), n = 0;
+  /* Mutation testing (tests/mutants/run.sh --fast): stop after the first
+   * claim with an unexpected outcome, which already makes verify fail. */
+  const char *stop = getenv("ATTNFLOW_VERIFY_STOP_FIRST");
+  int stop_first = stop != NULL && strcmp(stop, "1") == 0;
   for (size_t k = 0; k < total && k < 512 && n < cap; k++) {
     const af_claim *cl = all[k];
     if (!matches(cl, glob))
@@ -344,6 +348,8 @@ size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
     r->seconds = now() - t0;
     r->expected = c->broken_only ? AF_V_FAIL : cl->expected;
     r->ok = r->res.status == r->expected;
+    if (stop_first && !r->ok)
+      break;
   }
   if (progress)
     fprintf(progress, "\r%40s\r", "");
