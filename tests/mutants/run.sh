@@ -52,9 +52,13 @@ faults=1
 report_only=0
 fast=1
 # A mutant may slow a run down without bound (a field forcing millions of
-# steps): each verify gets at most this much CPU time (quick takes about
-# 25 s), CPU rather than wall time so that a busy machine does not count.
-cpu_s=${MUTANT_CPU_LIMIT:-120}
+# steps): each verify gets a work budget of 5 times the CPU time of the
+# unmutated tree's verify (measured below; quick takes about 25 s of CPU
+# on the reference machine, so about 2 minutes), at least 30 s; CPU
+# rather than wall time so that a busy machine does not count, and a
+# multiple of the measured time so that a faster machine does not let a
+# fivefold slowdown pass.  MUTANT_CPU_LIMIT=S sets it in seconds instead.
+cpu_s=${MUTANT_CPU_LIMIT:-}
 while [ $# -gt 0 ]; do
   case $1 in
   --jobs) jobs=$2; shift 2 ;;
@@ -172,12 +176,20 @@ run_fault() {
 
 if [ $report_only -eq 0 ]; then
   echo "check-mutants: unmutated tree: attnflow verify --level quick"
-  (cd "$top" && ATTNFLOW_DATADIR=$top/data ./attnflow verify --level quick --json "$work/base.json" \
-    > "$work/log.base" 2>&1) || {
+  TIMEFORMAT='%3U %3S'
+  { time (cd "$top" && ATTNFLOW_DATADIR=$top/data ./attnflow verify --level quick --json "$work/base.json" \
+    > "$work/log.base" 2>&1; echo $? > "$work/rc.base"); } 2> "$work/time.base"
+  if [ "$(cat "$work/rc.base")" != 0 ]; then
     echo "check-mutants: the unmutated tree does not pass verify --level quick:" >&2
     tail -n 5 "$work/log.base" >&2
     exit 2
-  }
+  fi
+  if [ -z "$cpu_s" ]; then
+    cpu_s=$(awk '{ c = 5 * ($1 + $2); c = (c == int(c)) ? c : int(c) + 1; print (c < 30) ? 30 : c }' \
+      "$work/time.base")
+    echo "check-mutants: the unmutated verify took $(awk '{ print $1 + $2 }' "$work/time.base") s of CPU;" \
+      "each mutant's verify gets $cpu_s s"
+  fi
   claims_of "$work/base.json" > "$work/base.claims"
   if [ $keep -eq 1 ] && [ -f "$out/res/base.claims" ] && ! cmp -s "$work/base.claims" "$out/res/base.claims"; then
     echo "check-mutants: --keep: the claims differ from those of the results kept in $out" >&2
@@ -321,5 +333,6 @@ echo "check-mutants: $caught of $total mutants caught ($nknown known survivors),
 [ -z "$unexpected" ] || echo "check-mutants: unexpected results:$unexpected" >&2
 echo "  ($nocert of them certified)$([ "$fast" -eq 1 ] && echo "; fast mode: first unexpected claim only, --full for the complete tables");"
 echo "  tables in $out (mutants.tsv, power.tsv, report.md)"
-times | sed -n '2s/^\([^ ]*\) \([^ ]*\)$/check-mutants: CPU time of the runs: user \1, system \2/p'
+times > "$work/times" # not in a pipeline: a subshell would report its own
+sed -n '2s/^\([^ ]*\) \([^ ]*\)$/check-mutants: CPU time of the runs: user \1, system \2/p' "$work/times"
 [ -z "$unexpected" ] && [ "$bad" -eq 0 ]
