@@ -81,6 +81,14 @@ void af_weights_at(const double **Q, const double **K, const double **V,
  * AF_EZERONORM/AF_ENONFINITE. */
 int af_work_directions(af_work *w, const double *y);
 
+/* Fill w->A, w->P, w->c, w->a, w->amag for the directions of y at t, row
+ * by row, as af_attention does (attention.c, for the layer maps). */
+int af_work_attention(af_work *w, double t, const double *y,
+                      const af_model *m);
+/* Whether |A_j| of the last fill is indistinguishable from zero (within
+ * the rounding error bound of its own computation; attention.c). */
+int af_work_attention_vanishes(const af_work *w, size_t j);
+
 /* y[i] = exp(x[i]) for i < len (y may equal x); plain double arithmetic,
  * vectorizable, the same bits on every machine (see attention.c). */
 void af_exp_block(double *y, const double *x, size_t len);
