@@ -6,7 +6,7 @@
 #
 # Run from a built tree (make check-mutants builds it first; srcdir must be
 # the build directory).  Each mutant of tests/mutants/catalogue.tsv (one
-# line of src/, theory/ or certified/ replaced, apply.awk) is applied to a copy of the built tree
+# line of src/, theory/, certified/ or proofs-numeric/ replaced, apply.awk) is applied to a copy of the built tree
 # (cp -a keeps the objects, so make recompiles only what the line touches),
 # one mutant per copy, N copies at a time (default 2).  For each mutant:
 #
