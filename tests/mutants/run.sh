@@ -3,6 +3,7 @@
 #
 #   tests/mutants/run.sh [--jobs N] [--only GLOB,...] [--out DIR] [--keep]
 #                        [--no-faults] [--report-only] [--doc PATH] [--full]
+#                        [--catalogue FILE]
 #
 # Run from a built tree (make check-mutants builds it first; srcdir must be
 # the build directory).  Each mutant of tests/mutants/catalogue.tsv (one
@@ -36,6 +37,10 @@
 # caught or not as the whole run would; "caught by" then names that claim
 # only, and the power table is partial (said in report.md).  --full (and
 # --doc, which implies it) runs every claim for the complete tables.
+# --catalogue FILE runs the mutants of FILE (same columns) instead of the
+# project's catalogue, for example an independent catalogue written by
+# someone who has not read this one; tests/mutants/known-survivors.txt then
+# does not apply (every survivor fails the run).
 # Exit status 0 only if every mutant is caught, 1 otherwise, 2 on a usage
 # error or when the unmutated tree does not pass verify.
 set -u
@@ -51,6 +56,7 @@ keep=0
 faults=1
 report_only=0
 fast=1
+catalogue=
 # A mutant may slow a run down without bound (a field forcing millions of
 # steps): each verify gets a work budget of 5 times the CPU time of the
 # unmutated tree's verify (measured below; quick takes about 25 s of CPU
@@ -69,6 +75,7 @@ while [ $# -gt 0 ]; do
   --no-faults) faults=0; shift ;;
   --report-only) report_only=1; keep=1; shift ;;
   --full) fast=0; shift ;;
+  --catalogue) catalogue=$2; shift 2 ;;
   -h | --help) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
   *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
   esac
@@ -79,7 +86,14 @@ case $jobs in '' | *[!0-9]* | 0) echo "run.sh: --jobs must be a positive integer
   echo "run.sh: build the tree first (./configure && make; srcdir must be the build directory)" >&2
   exit 2
 }
-catalogue=$here/catalogue.tsv
+known=$here/known-survivors.txt
+if [ -z "$catalogue" ]; then
+  catalogue=$here/catalogue.tsv
+else
+  [ -f "$catalogue" ] || { echo "run.sh: --catalogue: no file '$catalogue'" >&2; exit 2; }
+  catalogue=$(cd "$(dirname "$catalogue")" && pwd)/$(basename "$catalogue")
+  known=/dev/null
+fi
 mkdir -p "$out" || exit 2
 out=$(cd "$out" && pwd)
 [ $keep -eq 1 ] || rm -rf "$out/res"
@@ -264,7 +278,6 @@ caught=$(awk -F '\t' 'NR > 1 && $3 == "caught"' "$out/mutants.tsv" | wc -l)
 # Known survivors (tests/mutants/known-survivors.txt, name and why): open
 # gaps of the claims, reported as such; a listed mutant that is now caught
 # must leave the list, an unlisted survivor fails the run.
-known=$here/known-survivors.txt
 nknown=0
 unexpected=
 while IFS=$'\t' read -r n r; do
