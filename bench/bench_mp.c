@@ -333,6 +333,21 @@ static int cmd_init(const opts *o)
   return 0;
 }
 
+/* What run and rhs0 start from: the state y0 of o->init (required; N
+ * entries, malloc'ed), the model of o (beta 1) and its MPFR work space. */
+static double *start_state(const opts *o, size_t *N, af_model *m,
+                           af_mp_work **w)
+{
+  if (o->init == NULL)
+    usage();
+  *N = af_state_size(o->n, o->d);
+  double *y0 = malloc(*N * sizeof(double));
+  read_init(y0, o->n, o->d, o->init);
+  af_model_init(m, o->n, o->d, 1.0, o->scheme);
+  *w = af_mp_work_alloc(o->n, o->d, o->prec);
+  return y0;
+}
+
 typedef struct {
   FILE *f;
   size_t N;
@@ -361,14 +376,10 @@ static int on_output(double t, mpfr_t *y, void *vctx)
 
 static int cmd_run(opts *o)
 {
-  if (o->init == NULL)
-    usage();
-  size_t N = af_state_size(o->n, o->d);
-  double *y0 = malloc(N * sizeof(double));
-  read_init(y0, o->n, o->d, o->init);
+  size_t N;
   af_model m;
-  af_model_init(&m, o->n, o->d, 1.0, o->scheme);
-  af_mp_work *w = af_mp_work_alloc(o->n, o->d, o->prec);
+  af_mp_work *w;
+  double *y0 = start_state(o, &N, &m, &w);
   mpfr_t *y = af_mp_vec_alloc(N, o->prec);
   if (w == NULL || y == NULL)
     die("alloc", AF_ENOMEM);
@@ -433,14 +444,10 @@ static int cmd_run(opts *o)
 
 static int cmd_rhs0(const opts *o)
 {
-  if (o->init == NULL)
-    usage();
-  size_t N = af_state_size(o->n, o->d);
-  double *y0 = malloc(N * sizeof(double));
-  read_init(y0, o->n, o->d, o->init);
+  size_t N;
   af_model m;
-  af_model_init(&m, o->n, o->d, 1.0, o->scheme);
-  af_mp_work *w = af_mp_work_alloc(o->n, o->d, o->prec);
+  af_mp_work *w;
+  double *y0 = start_state(o, &N, &m, &w);
   mpfr_t *y = af_mp_vec_alloc(N, o->prec), *dy = af_mp_vec_alloc(N, o->prec);
   mpfr_t t;
   mpfr_init2(t, o->prec);

@@ -501,7 +501,11 @@ static void usage(FILE *f)
           "  Run with OPENBLAS_NUM_THREADS=1.\n");
 }
 
-static int parse_sizes(size_t *out, size_t *count, const char *s)
+/* The items of the comma-separated list s, each by item(tok, out, k) into
+ * slot k of out (0, or -1 for a bad item or k = MAX_LIST); *count of
+ * them.  -1 for a bad or an empty list. */
+static int parse_list(void *out, size_t *count, const char *s,
+                      int (*item)(const char *tok, void *out, size_t k))
 {
   char *copy = strdup(s), *save = NULL;
   if (!copy)
@@ -509,40 +513,39 @@ static int parse_sizes(size_t *out, size_t *count, const char *s)
   *count = 0;
   for (char *tok = strtok_r(copy, ",", &save); tok;
        tok = strtok_r(NULL, ",", &save)) {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(tok, &end, 10);
-    if (errno || *end || v == 0 || *count == MAX_LIST || tok[0] == '-') {
+    if (item(tok, out, *count) != 0) {
       free(copy);
       return -1;
     }
-    out[(*count)++] = (size_t)v;
+    ++*count;
   }
   free(copy);
   return *count ? 0 : -1;
 }
 
-static int parse_schemes(af_scheme_id *out, size_t *count, const char *s)
+static int size_item(const char *tok, void *out, size_t k)
 {
-  char *copy = strdup(s), *save = NULL;
-  if (!copy)
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(tok, &end, 10);
+  if (errno || *end || v == 0 || k == MAX_LIST || tok[0] == '-')
     return -1;
-  *count = 0;
-  for (char *tok = strtok_r(copy, ",", &save); tok;
-       tok = strtok_r(NULL, ",", &save)) {
-    af_scheme_id id;
-    if (af_scheme_lookup(&id, tok) != AF_OK ||
-        (id != AF_POST_LN && id != AF_PRE_LN && id != AF_PERI_LN) ||
-        *count == MAX_LIST) {
-      fprintf(stderr, "bench_rhs: scheme '%s' not benchmarked (post-ln, "
-                      "pre-ln, peri-ln)\n", tok);
-      free(copy);
-      return -1;
-    }
-    out[(*count)++] = id;
+  ((size_t *) out)[k] = (size_t) v;
+  return 0;
+}
+
+static int scheme_item(const char *tok, void *out, size_t k)
+{
+  af_scheme_id id;
+  if (af_scheme_lookup(&id, tok) != AF_OK ||
+      (id != AF_POST_LN && id != AF_PRE_LN && id != AF_PERI_LN) ||
+      k == MAX_LIST) {
+    fprintf(stderr, "bench_rhs: scheme '%s' not benchmarked (post-ln, "
+                    "pre-ln, peri-ln)\n", tok);
+    return -1;
   }
-  free(copy);
-  return *count ? 0 : -1;
+  ((af_scheme_id *) out)[k] = id;
+  return 0;
 }
 
 static int parse_double(double *out, const char *s)
@@ -576,11 +579,11 @@ int main(int argc, char **argv)
     } else if (!v) {
       bad = 1;
     } else if (!strcmp(a, "--n")) {
-      bad = parse_sizes(ns, &nn, v); n_given = 1; i++;
+      bad = parse_list(ns, &nn, v, size_item); n_given = 1; i++;
     } else if (!strcmp(a, "--d")) {
-      bad = parse_sizes(ds, &nd, v); d_given = 1; i++;
+      bad = parse_list(ds, &nd, v, size_item); d_given = 1; i++;
     } else if (!strcmp(a, "--schemes")) {
-      bad = parse_schemes(sch, &nsch, v); i++;
+      bad = parse_list(sch, &nsch, v, scheme_item); i++;
     } else if (!strcmp(a, "--beta")) {
       bad = parse_double(&beta, v) || beta < 0; i++;
     } else if (!strcmp(a, "--min-time")) {

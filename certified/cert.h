@@ -39,9 +39,15 @@
 
 #ifdef AF_HAVE_ARB
 #if defined(HAVE_ARB_H)
+#include <acb_calc.h>
+#include <acb_hypgeom.h>
 #include <arb.h>
+#include <arb_hypgeom.h>
 #else
+#include <flint/acb_calc.h>
+#include <flint/acb_hypgeom.h>
 #include <flint/arb.h>
+#include <flint/arb_hypgeom.h>
 #endif
 #endif
 

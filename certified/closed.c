@@ -1,26 +1,11 @@
 /* closed.c -- closed forms of the theory in Arb (T4.1d, P1), used to
  * certify the integrator's balls a second way, with nothing in common with
  * the integrator (see cert.h). */
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
+#include "cert.h" /* config.h first, and Arb's headers */
+
 #include <math.h>
 
-#include "cert.h"
-
 #ifdef AF_HAVE_ARB
-#if defined(HAVE_ARB_H)
-#include <arb_hypgeom.h>
-#include <acb_calc.h>
-#else
-#include <flint/arb_hypgeom.h>
-#include <flint/acb_calc.h>
-#endif
-#if defined(HAVE_ARB_H)
-#include <acb_hypgeom.h>
-#else
-#include <flint/acb_hypgeom.h>
-#endif
 
 static int bad(unsigned long n, double beta)
 {
@@ -86,8 +71,11 @@ static void logs(arb_t l1, arb_t l2, const arb_t g, unsigned long n, long prec)
   arb_log(l2, l2, prec);
 }
 
-int af_cert_postln_time(arb_t t, const arb_t gamma, unsigned long n,
-                        double beta, long prec)
+/* The T4.1d closed forms from I1 + I2, l1 = ln(1 - g), l2 = ln(1 + (n-1) g):
+ * Post-LN t = [I1 + I2 + (n-1)(l2 - l1)] / (2n) (logr 0) or Pre-LN
+ * ln(r/r0) = [I1 + I2 - (n-1) l1 - l2] / (2n) (logr 1). */
+static int t41d(arb_t out, int logr, const arb_t gamma, unsigned long n,
+                double beta, long prec)
 {
   if (bad(n, beta))
     return AF_EINVAL;
@@ -96,38 +84,34 @@ int af_cert_postln_time(arb_t t, const arb_t gamma, unsigned long n,
   arb_init(l1);
   arb_init(l2);
   arb_set_d(b, beta);
-  i12(t, gamma, n, b, prec);
+  i12(out, gamma, n, b, prec);
   logs(l1, l2, gamma, n, prec);
-  arb_sub(l2, l2, l1, prec);
-  arb_mul_ui(l2, l2, n - 1, prec);
-  arb_add(t, t, l2, prec);
-  arb_div_ui(t, t, 2 * n, prec);
+  if (logr) {
+    arb_mul_ui(l1, l1, n - 1, prec);
+    arb_sub(out, out, l1, prec);
+    arb_sub(out, out, l2, prec);
+  } else {
+    arb_sub(l2, l2, l1, prec);
+    arb_mul_ui(l2, l2, n - 1, prec);
+    arb_add(out, out, l2, prec);
+  }
+  arb_div_ui(out, out, 2 * n, prec);
   arb_clear(b);
   arb_clear(l1);
   arb_clear(l2);
   return AF_OK;
 }
 
+int af_cert_postln_time(arb_t t, const arb_t gamma, unsigned long n,
+                        double beta, long prec)
+{
+  return t41d(t, 0, gamma, n, beta, prec);
+}
+
 int af_cert_preln_logr(arb_t logr, const arb_t gamma, unsigned long n,
                        double beta, long prec)
 {
-  if (bad(n, beta))
-    return AF_EINVAL;
-  arb_t b, l1, l2;
-  arb_init(b);
-  arb_init(l1);
-  arb_init(l2);
-  arb_set_d(b, beta);
-  i12(logr, gamma, n, b, prec);
-  logs(l1, l2, gamma, n, prec);
-  arb_mul_ui(l1, l1, n - 1, prec);
-  arb_sub(logr, logr, l1, prec);
-  arb_sub(logr, logr, l2, prec);
-  arb_div_ui(logr, logr, 2 * n, prec);
-  arb_clear(b);
-  arb_clear(l1);
-  arb_clear(l2);
-  return AF_OK;
+  return t41d(logr, 1, gamma, n, beta, prec);
 }
 
 int af_cert_usa_time(arb_t t, const arb_t gamma, unsigned long n, double beta,
@@ -290,6 +274,18 @@ static int quad_int(arb_t t, const arb_t v0, const arb_t v1, unsigned long n,
   return rc;
 }
 
+/* Where T stands against the times [tl, th] of a gamma ball's ends: 1 if
+ * strictly inside (the ball is certified to hold gamma(T)), -1 if
+ * certainly outside, 0 undecided. */
+static int bracket(const arb_t tl, const arb_t th, const arb_t T)
+{
+  if (arb_lt(tl, T) && arb_gt(th, T))
+    return 1;
+  if (arb_gt(tl, T) || arb_lt(th, T))
+    return -1;
+  return 0;
+}
+
 /* v = 1 - x for an exact x, exactly (quadrature endpoints are points). */
 static void one_minus_exact(arb_t v, const arf_t x)
 {
@@ -361,10 +357,7 @@ int af_cert_check_quad(int *verdict, const arb_t g, const arb_t T,
   }
   if (rc == AF_OK) {
     arb_add(th, tm, d, prec);
-    if (arb_lt(tl, T) && arb_gt(th, T))
-      *verdict = 1;
-    else if (arb_gt(tl, T) || arb_lt(th, T))
-      *verdict = -1;
+    *verdict = bracket(tl, th, T);
   }
   arb_clear(one);
   arb_clear(vm);
@@ -420,10 +413,7 @@ int af_cert_check_tmap(int *verdict, const arb_t g, const arb_t T,
     rc = tmap(th, e, n, beta, prec);
   }
   if (rc == AF_OK) {
-    if (arb_lt(tl, T) && arb_gt(th, T))
-      *verdict = 1;
-    else if (arb_gt(tl, T) || arb_lt(th, T))
-      *verdict = -1;
+    *verdict = bracket(tl, th, T);
   }
   arb_clear(e);
   arb_clear(tl);

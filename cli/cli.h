@@ -56,6 +56,17 @@ void af_cli_warn(const char *fmt, ...)
 #endif
     ;
 
+/* A value of a list option given once: returns 1 if no one of the n
+ * values at seen (size bytes each) equals *item (by eq; NULL: the same
+ * bytes), else prints the error fmt, ... ("--OPT: VALUE listed twice")
+ * and returns 0. */
+int af_cli_once(const void *item, const void *seen, size_t n, size_t size,
+                int (*eq)(const void *, const void *), const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+
 /* Exit status for a library status: usage (2) for AF_EINVAL and AF_EDIM
  * (the arguments were wrong), failure (1) for everything else. */
 int af_cli_exit_status(int status);

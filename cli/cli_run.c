@@ -168,6 +168,16 @@ static const char *const af_attn_names[AF_ATTN_COUNT] = {"softmax", "usa",
 static const char *const af_kernel_names[AF_KERNEL_COUNT] = {"blas",
                                                               "direct"};
 
+/* --max-steps: a count of at least 1 (for either integrator). */
+static int af_run_max_steps(unsigned long *v, const char *s) {
+  if (!af_cli_ulong(v, "max-steps", s)) return 0;
+  if (*v < 1) {
+    af_cli_error("--max-steps must be at least 1");
+    return 0;
+  }
+  return 1;
+}
+
 /* Option value parsed as a double that must lie in [lo, hi] (open at lo
  * if lo_open).  Prints the usage error. */
 static int af_run_range(double *v, int opt, const char *s, double lo,
@@ -241,11 +251,9 @@ static int af_run_parse_observables(af_run_cfg *c, const char *s) {
       af_cli_error("--observables: unknown observable '%s'", name);
       return 0;
     }
-    for (size_t k = 0; k < c->nobs; k++)
-      if (c->obs[k] == id) {
-        af_cli_error("--observables: '%s' listed twice", name);
-        return 0;
-      }
+    if (!af_cli_once(&id, c->obs, c->nobs, sizeof id, NULL,
+                     "--observables: '%s' listed twice", name))
+      return 0;
     c->obs[c->nobs++] = id;
     if (!comma) break;
     item = comma + 1;
@@ -305,14 +313,8 @@ static int af_run_parse_mp(af_run_cfg *c) {
                  a[O_TOL], c->precision, c->precision, floor_tol);
     return AF_EXIT_USAGE;
   }
-  if (a[O_MAX_STEPS]) {
-    if (!af_cli_ulong(&c->mp.max_steps, "max-steps", a[O_MAX_STEPS]))
-      return AF_EXIT_USAGE;
-    if (c->mp.max_steps < 1) {
-      af_cli_error("--max-steps must be at least 1");
-      return AF_EXIT_USAGE;
-    }
-  }
+  if (a[O_MAX_STEPS] && !af_run_max_steps(&c->mp.max_steps, a[O_MAX_STEPS]))
+    return AF_EXIT_USAGE;
   c->digits = (unsigned long)mpfr_get_str_ndigits(10, (mpfr_prec_t)c->precision);
   if (a[O_DIGITS]) {
     if (!af_cli_ulong(&c->digits, "digits", a[O_DIGITS])) return AF_EXIT_USAGE;
@@ -531,14 +533,8 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   }
   if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1, 1))
     return AF_EXIT_USAGE;
-  if (a[O_MAX_STEPS]) {
-    if (!af_cli_ulong(&c->integ.max_steps, "max-steps", a[O_MAX_STEPS]))
-      return AF_EXIT_USAGE;
-    if (c->integ.max_steps < 1) {
-      af_cli_error("--max-steps must be at least 1");
-      return AF_EXIT_USAGE;
-    }
-  }
+  if (a[O_MAX_STEPS] && !af_run_max_steps(&c->integ.max_steps, a[O_MAX_STEPS]))
+    return AF_EXIT_USAGE;
 
   /* Fixed steps (rk4, layers): the step count of each output interval is
    * known now; more than --max-steps would fail only at the end of it. */
@@ -830,16 +826,8 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
     if (rc == AF_OK)
       rc = af_prov_add_ulong(p, "max_steps",
                              c->mp.max_steps ? c->mp.max_steps : 1000000UL);
-  } else if (rc == AF_OK) {
-    rc = af_prov_add_str(p, "method", af_method_name(c->integ.method));
-    if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
-    if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
-    if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
-    /* max_steps 0 means the library's default of 10^7 (attnflow.h). */
-    if (rc == AF_OK)
-      rc = af_prov_add_ulong(p, "max_steps",
-                             c->integ.max_steps ? c->integ.max_steps : 10000000UL);
-  }
+  } else if (rc == AF_OK)
+    rc = af_prov_add_integ(p, &c->integ);
   if (rc == AF_OK) rc = af_prov_add_str(p, "kernel", af_kernel_names[c->kernel]);
   if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);

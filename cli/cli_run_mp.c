@@ -127,11 +127,7 @@ static void af_mp_params_diff(char *buf, size_t cap, const char *a,
            *a ? a : "(end)", *b ? b : "(end)");
 }
 
-static double af_mp_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double af_mp_now(void) { return af_out_clock(CLOCK_MONOTONIC); }
 
 /* ------------------------------------------------------------ the run */
 
@@ -342,9 +338,23 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
   *line = 0;
   msg[0] = '\0';
   if (!af_mp_line(&r) || strcmp(r.buf, CK_MAGIC) != 0) goto bad;
+  /* The keys that are plain numbers, read into their fields. */
+  double *const dv[NK] = {[3] = &ck->tol, [9] = &ck->piece_lo,
+                          [10] = &ck->piece_hi, [11] = &ck->h,
+                          [15] = &ck->stats.err_est,
+                          [16] = &ck->stats.t_reached};
+  unsigned long *const uv[NK] = {[12] = &ck->stats.steps,
+                                 [13] = &ck->stats.rejected,
+                                 [14] = &ck->stats.nevals};
   for (int k = 0; k < NK; k++) {
     if (!af_mp_line(&r) || (v = af_mp_key(r.buf, keys[k])) == NULL)
       goto bad;
+    if (dv[k] != NULL || uv[k] != NULL) {
+      if (dv[k] != NULL ? !af_mp_parse_double(dv[k], v)
+                        : !af_mp_parse_ulong(uv[k], v))
+        goto bad;
+      continue;
+    }
     switch (k) {
     case 0:
       if (strcmp(v, x->params) != 0) { /* reported once the file is read */
@@ -361,9 +371,6 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
     case 2:
       if (!af_mp_parse_ulong(&u, v) || u > 1000) goto bad;
       ck->order = (unsigned)u;
-      break;
-    case 3:
-      if (!af_mp_parse_double(&ck->tol, v)) goto bad;
       break;
     case 4:
       if (!af_mp_parse_ulong(&u, v)) goto bad;
@@ -392,30 +399,6 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
     case 8:
       if (!af_mp_parse_ulong(&u, v) || u > x->nitimes) goto bad;
       ck->next_out = (size_t)u;
-      break;
-    case 9:
-      if (!af_mp_parse_double(&ck->piece_lo, v)) goto bad;
-      break;
-    case 10:
-      if (!af_mp_parse_double(&ck->piece_hi, v)) goto bad;
-      break;
-    case 11:
-      if (!af_mp_parse_double(&ck->h, v)) goto bad;
-      break;
-    case 12:
-      if (!af_mp_parse_ulong(&ck->stats.steps, v)) goto bad;
-      break;
-    case 13:
-      if (!af_mp_parse_ulong(&ck->stats.rejected, v)) goto bad;
-      break;
-    case 14:
-      if (!af_mp_parse_ulong(&ck->stats.nevals, v)) goto bad;
-      break;
-    case 15:
-      if (!af_mp_parse_double(&ck->stats.err_est, v)) goto bad;
-      break;
-    case 16:
-      if (!af_mp_parse_double(&ck->stats.t_reached, v)) goto bad;
       break;
     case 17:
       if (!af_mp_parse_ulong(&u, v) || u != ck->next_out) goto bad;

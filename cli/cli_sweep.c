@@ -217,14 +217,20 @@ static int af_sweep_too_many(const char *opt, double count) {
   return 0;
 }
 
+static int af_sweep_same_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(const char *const *)b) == 0;
+}
+
+static int af_sweep_same_double(const void *a, const void *b) {
+  return *(const double *)a == *(const double *)b;
+}
+
 static int af_sweep_scheme_item(void *vctx, const char *item) {
   af_sweep_lc *x = vctx;
   af_sweep *g = x->g;
-  for (size_t i = 0; i < g->nscheme; i++)
-    if (strcmp(g->schemes[i], item) == 0) {
-      af_cli_error("--scheme: '%s' listed twice", item);
-      return 0;
-    }
+  if (!af_cli_once(&item, g->schemes, g->nscheme, sizeof *g->schemes,
+                   af_sweep_same_name, "--scheme: '%s' listed twice", item))
+    return 0;
   if (!af_sweep_push((void **)&g->schemes, &g->nscheme, &x->cap,
                      sizeof *g->schemes))
     return 0;
@@ -248,11 +254,9 @@ static int af_sweep_size_item(void *vctx, const char *item) {
   af_sweep_sc *x = vctx;
   size_t val;
   if (!af_cli_size(&val, x->opt, item)) return 0;
-  for (size_t i = 0; i < *x->k; i++)
-    if ((*x->v)[i] == val) {
-      af_cli_error("--%s: %zu listed twice", x->opt, val);
-      return 0;
-    }
+  if (!af_cli_once(&val, *x->v, *x->k, sizeof val, NULL,
+                   "--%s: %zu listed twice", x->opt, val))
+    return 0;
   if (!af_sweep_push((void **)x->v, x->k, &x->lc.cap, sizeof **x->v)) return 0;
   (*x->v)[(*x->k)++] = val;
   return 1;
@@ -264,11 +268,10 @@ static int af_sweep_beta_add(af_sweep_lc *x, double b) {
     af_cli_error("--beta: %.17g is negative (beta >= 0)", b);
     return 0;
   }
-  for (size_t i = 0; i < g->nbeta; i++)
-    if (g->betas[i] == b) {
-      af_cli_error("--beta: %.17g listed twice", b);
-      return 0;
-    }
+  /* compared as numbers: 0 and -0 are the same beta */
+  if (!af_cli_once(&b, g->betas, g->nbeta, sizeof b, af_sweep_same_double,
+                   "--beta: %.17g listed twice", b))
+    return 0;
   if (!af_sweep_push((void **)&g->betas, &g->nbeta, &x->cap, sizeof *g->betas))
     return 0;
   g->betas[g->nbeta++] = b;
@@ -679,11 +682,7 @@ typedef struct {
   double t0, last;
 } af_sweep_state;
 
-static double af_sweep_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double af_sweep_now(void) { return af_out_clock(CLOCK_MONOTONIC); }
 
 static void af_sweep_progress(af_sweep_state *x, int final) {
   if (!x->tty) return;
@@ -1060,13 +1059,7 @@ static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
   if (rc == AF_OK) rc = af_prov_add_double(p, "alpha_decay", c->alpha_decay);
   if (rc == AF_OK) rc = af_prov_add_double(p, "tau", c->tau);
   if (rc == AF_OK) rc = af_prov_add_str(p, "init", c->init);
-  if (rc == AF_OK) rc = af_prov_add_str(p, "method", af_method_name(c->integ.method));
-  if (rc == AF_OK) rc = af_prov_add_double(p, "h", c->integ.h);
-  if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", c->integ.rtol);
-  if (rc == AF_OK) rc = af_prov_add_double(p, "atol", c->integ.atol);
-  if (rc == AF_OK)
-    rc = af_prov_add_ulong(p, "max_steps",
-                           c->integ.max_steps ? c->integ.max_steps : 10000000UL);
+  if (rc == AF_OK) rc = af_prov_add_integ(p, &c->integ);
   if (rc == AF_OK)
     rc = af_prov_add_str(p, "kernel",
                          c->kernel == AF_KERNEL_DIRECT ? "direct" : "blas");

@@ -174,6 +174,26 @@ static void print_value(double v)
     printf(" %11.4g", v);
 }
 
+/* The report at path by writer (write_json or write_markdown) with the
+ * provenance head of the command line; 0 after an error message. */
+static int write_report(const char *path, af_writer_fn writer, json_ctx *jc,
+                        int argc, char **argv)
+{
+  af_prov prov;
+  af_prov_init(&prov);
+  int rc = af_prov_add_head(&prov, argc, argv);
+  jc->prov = &prov;
+  if (rc == AF_OK)
+    rc = af_write_atomic(path, writer, jc);
+  jc->prov = NULL;
+  af_prov_clear(&prov);
+  if (rc != AF_OK) {
+    af_cli_error("verify: cannot write %s: %s", path, af_strerror(rc));
+    return 0;
+  }
+  return 1;
+}
+
 int af_cli_verify(int argc, char **argv)
 {
   static const af_cli_opt opts[] = {
@@ -336,32 +356,11 @@ int af_cli_verify(int argc, char **argv)
   if (fflush(stdout) != 0)
     status = AF_EXIT_FAIL;
 
-  if (json) {
-    af_prov prov;
-    af_prov_init(&prov);
-    rc = af_prov_add_head(&prov, argc, argv);
-    json_ctx jc = {rec, n, level, fault, &prov};
-    if (rc == AF_OK)
-      rc = af_write_atomic(json, write_json, &jc);
-    af_prov_clear(&prov);
-    if (rc != AF_OK) {
-      af_cli_error("verify: cannot write %s: %s", json, af_strerror(rc));
-      status = AF_EXIT_FAIL;
-    }
-  }
-  if (markdown) {
-    af_prov prov;
-    af_prov_init(&prov);
-    rc = af_prov_add_head(&prov, argc, argv);
-    json_ctx jc = {rec, n, level, fault, &prov};
-    if (rc == AF_OK)
-      rc = af_write_atomic(markdown, write_markdown, &jc);
-    af_prov_clear(&prov);
-    if (rc != AF_OK) {
-      af_cli_error("verify: cannot write %s: %s", markdown, af_strerror(rc));
-      status = AF_EXIT_FAIL;
-    }
-  }
+  json_ctx jc = {rec, n, level, fault, NULL};
+  if (json && !write_report(json, write_json, &jc, argc, argv))
+    status = AF_EXIT_FAIL;
+  if (markdown && !write_report(markdown, write_markdown, &jc, argc, argv))
+    status = AF_EXIT_FAIL;
   free(rec);
   af_tol_free(&tol);
   return status;

@@ -330,6 +330,16 @@ int fig_run(double *obs, double *states, double *y, const double *times,
   return rc;
 }
 
+void fig_runs_lay_adapt_ref(af_integ_opts o[3]) {
+  for (int k = 0; k < 3; k++) af_integ_opts_init(&o[k]);
+  o[0].method = AF_METHOD_LAYERS;
+  o[0].h = 0.1;
+  o[1].method = AF_METHOD_RK8PD;
+  o[2].method = AF_METHOD_RK8PD;
+  o[2].rtol = 1e-13;
+  o[2].atol = 1e-15;
+}
+
 int fig_prov_runs(fig_table *t, const char *const *names,
                   const af_integ_opts *o, int count) {
   int rc = AF_OK;

@@ -100,6 +100,10 @@ double *fig_linear_times(size_t *nt, double t_end, double dt);
 int fig_run(double *obs, double *states, double *y, const double *times,
             size_t nt, const af_model *m, const af_integ_opts *o,
             double cluster_cos);
+/* The three runs of C2, C3 and C4: o[0] the layer maps at h = 0.1,
+ * o[1] rk8pd at the library's tolerances (rtol 1e-10, atol 1e-12), o[2]
+ * the reference, rk8pd 1000 times tighter (rtol 1e-13, atol 1e-15). */
+void fig_runs_lay_adapt_ref(af_integ_opts o[3]);
 /* The integrators of the runs names[0..count-1], each by fig_prov_integ
  * with the prefix "NAME_". */
 int fig_prov_runs(fig_table *t, const char *const *names,

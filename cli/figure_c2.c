@@ -20,13 +20,7 @@ int fig_c2(fig_table *T, const fig_cfg *c) {
   enum { R_LAY, R_ADAPT, R_REF, R_N };
   static const char *const rname[R_N] = {"layers_h0.1", "rk8pd", "ref"};
   af_integ_opts o[R_N];
-  for (int k = 0; k < R_N; k++) af_integ_opts_init(&o[k]);
-  o[R_LAY].method = AF_METHOD_LAYERS;
-  o[R_LAY].h = 0.1;
-  o[R_ADAPT].method = AF_METHOD_RK8PD;
-  o[R_REF].method = AF_METHOD_RK8PD;
-  o[R_REF].rtol = 1e-13; /* 1000 times tighter than the adaptive run */
-  o[R_REF].atol = 1e-15;
+  fig_runs_lay_adapt_ref(o); /* R_LAY, R_ADAPT, R_REF */
   size_t nt;
   double *times = fig_linear_times(&nt, t_end, dt);
   if (times == NULL) return AF_ENOMEM;

@@ -40,11 +40,7 @@ static void fig_conv_row(fig_conv_out *x, double method, int fixed, double h,
 
 /* CPU seconds of the calling thread: on a shared machine the wall clock
  * of a millisecond run measures the other processes, not the method. */
-static double fig_cpu(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double fig_cpu(void) { return af_out_clock(CLOCK_THREAD_CPUTIME_ID); }
 
 /* One double run from y0 to t_end: error against ref (double), steps,
  * evaluations, and the least CPU time of `reps` repetitions. */

@@ -13,18 +13,10 @@
 #include "figure.h"
 
 /* CPU seconds of the whole process (every thread). */
-static double fig_cpu_all(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double fig_cpu_all(void) { return af_out_clock(CLOCK_PROCESS_CPUTIME_ID); }
 
 /* Wall-clock seconds (monotonic), for the timings in the provenance. */
-static double fig_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+static double fig_now(void) { return af_out_clock(CLOCK_MONOTONIC); }
 
 /* Progress of a sweep on the terminal (fig_cfg of the figure as ctx). */
 typedef struct {
@@ -68,13 +60,7 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   enum { R_LAY, R_ADAPT, R_REF, R_N };
   static const char *const rname[R_N] = {"h0.1", "rk8pd", "ref"};
   af_integ_opts o[R_N];
-  for (int k = 0; k < R_N; k++) af_integ_opts_init(&o[k]);
-  o[R_LAY].method = AF_METHOD_LAYERS;
-  o[R_LAY].h = 0.1;
-  o[R_ADAPT].method = AF_METHOD_RK8PD; /* defaults rtol 1e-10, atol 1e-12 */
-  o[R_REF].method = AF_METHOD_RK8PD;
-  o[R_REF].rtol = 1e-13;
-  o[R_REF].atol = 1e-15;
+  fig_runs_lay_adapt_ref(o); /* R_LAY, R_ADAPT, R_REF */
   const double thr = 0.999;
   size_t nt;
   double *times = fig_linear_times(&nt, p->t_end, p->dt);

@@ -225,22 +225,39 @@ int af_cli_schemes(int argc, char **argv) {
 
 /* ------------------------------------------------------------ messages */
 
+/* "<prefix><message>\n" on stderr. */
+static void af_cli_vmsg(const char *prefix, const char *fmt, va_list ap) {
+  fputs(prefix, stderr);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
 void af_cli_error(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("attnflow: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  af_cli_vmsg("attnflow: ", fmt, ap);
   va_end(ap);
 }
 
 void af_cli_warn(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  fputs("attnflow: warning: ", stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  af_cli_vmsg("attnflow: warning: ", fmt, ap);
   va_end(ap);
+}
+
+int af_cli_once(const void *item, const void *seen, size_t n, size_t size,
+                int (*eq)(const void *, const void *), const char *fmt, ...) {
+  const char *p = seen;
+  for (size_t i = 0; i < n; i++, p += size)
+    if (eq ? eq(p, item) : memcmp(p, item, size) == 0) {
+      va_list ap;
+      va_start(ap, fmt);
+      af_cli_vmsg("attnflow: ", fmt, ap);
+      va_end(ap);
+      return 0;
+    }
+  return 1;
 }
 
 int af_cli_exit_status(int status) {

@@ -102,6 +102,17 @@ int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v) {
   return af_prov_push(p, key, af_out_format("%lu", v), AF_PROV_NUMBER);
 }
 
+int af_prov_add_integ(af_prov *p, const af_integ_opts *o) {
+  int rc = af_prov_add_str(p, "method", af_method_name(o->method));
+  if (rc == AF_OK) rc = af_prov_add_double(p, "h", o->h);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", o->rtol);
+  if (rc == AF_OK) rc = af_prov_add_double(p, "atol", o->atol);
+  if (rc == AF_OK)
+    rc = af_prov_add_ulong(p, "max_steps",
+                           o->max_steps ? o->max_steps : 10000000UL);
+  return rc;
+}
+
 int af_prov_add_head(af_prov *p, int argc, char **argv) {
   int rc = af_prov_add_str(p, "attnflow", af_version());
   if (rc == AF_OK) rc = af_prov_add_str(p, "commit", af_commit());
@@ -250,11 +261,13 @@ int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
 
 /* ---------------------------------------------------------------- live */
 
-static double af_out_now(void) {
+double af_out_clock(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+static double af_out_now(void) { return af_out_clock(CLOCK_MONOTONIC); }
 
 void af_out_progress_init(af_out_progress *p, double t0, double t_end) {
   p->on = isatty(STDERR_FILENO);

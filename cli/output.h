@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "attnflow.h"
 
@@ -51,9 +52,16 @@ int af_prov_add_fmt(af_prov *p, const char *key, const char *fmt, ...)
 int af_prov_add_double(af_prov *p, const char *key, double v);
 /* Append an unsigned integer. */
 int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v);
+/* Append the double integrator's options: method, h, rtol, atol and
+ * max_steps (0 there is the library's default of 10^7, attnflow.h). */
+int af_prov_add_integ(af_prov *p, const af_integ_opts *o);
 /* Append the standard head: attnflow (version), commit, command (argv
  * joined with POSIX shell quoting). */
 int af_prov_add_head(af_prov *p, int argc, char **argv);
+
+/* Seconds on the clock id: CLOCK_MONOTONIC for wall time,
+ * CLOCK_THREAD_CPUTIME_ID or CLOCK_PROCESS_CPUTIME_ID for CPU time. */
+double af_out_clock(clockid_t id);
 
 /* Command line argv[0..argc-1] as one string, each argument quoted for a
  * POSIX shell where needed.  Caller frees.  NULL if out of memory. */

@@ -5,7 +5,7 @@
  * with dlopen the first time a product is computed, not at program start:
  * loading and initializing OpenBLAS costs about 1 ms, more than a whole
  * small integration, and the kernel computes small products in-house
- * (attention.c), so 'attnflow run' at small n never loads it.
+ * (attention_small.c), so 'attnflow run' at small n never loads it.
  *
  * Which library: the environment variable AF_BLAS if set (a file name or
  * path for dlopen; empty = GSL's CBLAS), else the one configure chose

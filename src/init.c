@@ -148,11 +148,8 @@ int af_init_read_file_info(double *y, af_read_info *info, const char *path,
   if (max == 0 || !af_size_mul(&nd, n, d))
     return AF_ENOMEM;
   FILE *f;
-  if (af_open_regular(&f, path) != AF_OK) {
-    if (errno == EISDIR)
-      info->what = "is a directory";
+  if (af_open_data(&f, path, info) != AF_OK)
     return AF_EIO;
-  }
   char *buf = NULL;
   size_t cap = 0, rows = 0;
   int rc = AF_OK, g;

@@ -324,11 +324,9 @@ int af_integrate(double *y, const double *times, size_t ntimes,
   memset(st, 0, sizeof *st);
   if (y == NULL || o == NULL || w == NULL)
     return AF_EINVAL;
-  int rc = af_model_validate(m);
+  int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)
     return rc;
-  if (m->n != w->n || m->d != w->d)
-    return AF_EDIM;
   if ((int) o->method < 0 || o->method >= AF_METHOD_COUNT)
     return AF_EINVAL;
   rc = check_times(times, ntimes);

@@ -45,7 +45,7 @@ struct af_work {
  * a fixed order (deterministic), the same first-order error bound as one
  * running sum, and four independent add chains instead of one
  * latency-bound chain.  The one dot product of both double kernels
- * (attention.c, and the template's double instance, mp_kernel_double.c),
+ * (attention*.c, and the template's double instance, mp_kernel_double.c),
  * so that their sums agree bit for bit. */
 static inline __attribute__((always_inline)) double
 af_dot(const double *x, const double *y, size_t d)
@@ -90,7 +90,7 @@ int af_work_attention(af_work *w, double t, const double *y,
 int af_work_attention_vanishes(const af_work *w, size_t j);
 
 /* y[i] = exp(x[i]) for i < len (y may equal x); plain double arithmetic,
- * vectorizable, the same bits on every machine (see attention.c). */
+ * vectorizable, the same bits on every machine (see attention_exp.c). */
 void af_exp_block(double *y, const double *x, size_t len);
 /* Vector width of af_exp_block and of the kernel's small path: force = 0
  * (2 lanes, SSE2), 1 (4 lanes, AVX2), 2 (8 lanes, AVX-512F) or -1 (keep;
@@ -98,6 +98,10 @@ void af_exp_block(double *y, const double *x, size_t len);
  * lacks falls back to the widest available.  Returns the one in use.  All
  * give the same bits. */
 int af_exp_block_isa(int force);
+
+/* af_model_validate(m), then AF_EDIM unless m is of n tokens in
+ * dimension d (those of a work space; model.c). */
+int af_model_fits(const af_model *m, size_t n, size_t d);
 
 /* First breakpoint of the field in (t0, t1) -- Mix-LN's tau, or a
  * boundary between weight sets -- or t1 if there is none (integrate.c;
@@ -170,6 +174,9 @@ int af_read_line(char **buf, size_t *cap, size_t *len, int *nl, size_t max,
                  FILE *f);
 /* fopen(path, "r"), refusing a directory (AF_EIO with errno EISDIR). */
 int af_open_regular(FILE **f, const char *path);
+/* af_open_regular for a data file read with its af_read_info: info->what
+ * = "is a directory" when path is one. */
+int af_open_data(FILE **f, const char *path, af_read_info *info);
 
 /* Remove the temporary files af_write_atomic is writing.  Async-signal-
  * safe: for a handler of SIGINT, SIGTERM, SIGHUP. */

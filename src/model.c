@@ -49,6 +49,14 @@ int af_model_validate(const af_model *m)
   return AF_OK;
 }
 
+int af_model_fits(const af_model *m, size_t n, size_t d)
+{
+  int rc = af_model_validate(m);
+  if (rc != AF_OK)
+    return rc;
+  return m->n != n || m->d != d ? AF_EDIM : AF_OK;
+}
+
 double af_model_alpha(const af_model *m, double t)
 {
   if (m->alpha_decay == 0.0)
@@ -279,11 +287,8 @@ int af_weights_read_info(af_weights **wout, af_read_info *info,
       || !af_size_mul(&bytes, dd, sizeof(double)))
     return AF_ENOMEM;
   FILE *f;
-  if (af_open_regular(&f, path) != AF_OK) {
-    if (errno == EISDIR)
-      info->what = "is a directory";
+  if (af_open_data(&f, path, info) != AF_OK)
     return AF_EIO;
-  }
   af_weights *w = af_weights_alloc(d, 1, 1.0);
   char *buf = NULL;
   size_t cap = 0, rows = 0;

@@ -149,6 +149,28 @@ static int read_line(char *buf, FILE *f)
   return ch == EOF && len == 0 ? 0 : 1;
 }
 
+/* The next line of f that holds data into buf: 1 with *row at its first
+ * non-blank, 0 at the end of the file, -1 for a line read_line refuses.
+ * Blank lines and comments ('#' after blanks) are passed over; *ln counts
+ * every line read. */
+static int data_line(char **row, char *buf, FILE *f, size_t *ln)
+{
+  int got;
+  while ((got = read_line(buf, f)) != 0) {
+    ++*ln;
+    if (got < 0)
+      return -1;
+    char *p = buf;
+    while (*p == ' ' || *p == '\t')
+      p++;
+    if (*p == '#' || *p == '\0' || (*p == '\r' && p[1] == '\0'))
+      continue;
+    *row = p;
+    return 1;
+  }
+  return 0;
+}
+
 int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
                     size_t d)
 {
@@ -165,17 +187,12 @@ int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
   char *buf = malloc(AF_MP_LINE_MAX + 1);
   size_t ln = 0, rows = 0;
   int rc = buf ? AF_OK : AF_ENOMEM, got;
-  while (rc == AF_OK && (got = read_line(buf, f)) != 0) {
-    ln++;
+  char *p;
+  while (rc == AF_OK && (got = data_line(&p, buf, f, &ln)) != 0) {
     if (got < 0) {
       rc = AF_EPARSE; /* too long, or a NUL byte */
       break;
     }
-    char *p = buf;
-    while (*p == ' ' || *p == '\t')
-      p++;
-    if (*p == '#' || *p == '\0' || (*p == '\r' && p[1] == '\0'))
-      continue;
     if (rows == n) {
       rc = AF_EDIM; /* more token rows than n */
       break;
@@ -229,17 +246,12 @@ int af_mp_weights_read(af_mp_params *p, size_t *line, const char *path,
   char *buf = malloc(AF_MP_LINE_MAX + 1);
   size_t ln = 0, rows = 0;
   int rc = buf && m[0] && m[1] && m[2] ? AF_OK : AF_ENOMEM, got;
-  while (rc == AF_OK && (got = read_line(buf, f)) != 0) {
-    ln++;
+  char *q;
+  while (rc == AF_OK && (got = data_line(&q, buf, f, &ln)) != 0) {
     if (got < 0) {
       rc = AF_EPARSE; /* too long, or a NUL byte */
       break;
     }
-    char *q = buf;
-    while (*q == ' ' || *q == '\t')
-      q++;
-    if (*q == '#' || *q == '\0' || (*q == '\r' && q[1] == '\0'))
-      continue;
     if (rows == 3 * d) {
       rc = AF_EDIM; /* more rows than Q, K, V */
       break;

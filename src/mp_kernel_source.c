@@ -371,7 +371,7 @@ static void AF_FN(score_matrix)(struct AF_WORK *w, const double *Q,
  * causal mask) into unnormalized weights E_jk and normalizers Z_j with
  * w_jk = E_jk / Z_j.  Softmax and causal: E_jk = exp(beta (S_jk - m_j)),
  * m_j the row maximum.  USA: w_jk = exp(beta S_jk) / n, written as
- * E_jk = exp(beta (S_jk - m_j)), Z_j = n exp(-beta m_j).  (attention.c's
+ * E_jk = exp(beta (S_jk - m_j)), Z_j = n exp(-beta m_j).  (attention_blas.c's
  * weights_general, which the BLAS kernel uses, in the same order.) */
 static int AF_FN(weights_general)(struct AF_WORK *w, const af_model *m)
 {
@@ -703,11 +703,9 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
 static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
                                  AF_CONST AF_T *y, const af_model *m)
 {
-  int rc = af_model_validate(m);
+  int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)
     return rc;
-  if (m->n != w->n || m->d != w->d)
-    return AF_EDIM;
   rc = AF_FN(directions)(w, y);
   if (rc != AF_OK)
     return rc;

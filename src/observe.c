@@ -51,11 +51,9 @@ int af_observe(double *obs, double t, const double *y, double cluster_cos,
 {
   if (obs == NULL || y == NULL || w == NULL || !isfinite(cluster_cos))
     return AF_EINVAL;
-  int rc = af_model_validate(m);
+  int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)
     return rc;
-  if (m->n != w->n || m->d != w->d)
-    return AF_EDIM;
   size_t n = w->n, d = w->d;
 
   /* Speeds first: af_speeds overwrites w->th with the same directions. */

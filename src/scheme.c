@@ -3,7 +3,7 @@
  * Spec S0 (theorems.md S0-S7): every scheme is d theta/dt = P A / s,
  * dr/dt = rho.  A row gives s and rho from the token's radius r,
  * c = <theta, A>, a = |A|, the time t, nGPT's alpha(t) and Mix-LN's tau.
- * The discrete maps S7 live in attention.c (af_layer_step) and are keyed
+ * The discrete maps S7 live in layer_maps.c (af_layer_step) and are keyed
  * by the same id.  Adding a scheme means one rates function, one row, and
  * one case in af_layer_step.
  */

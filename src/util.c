@@ -179,6 +179,14 @@ int af_open_regular(FILE **f, const char *path)
   return *f ? AF_OK : AF_EIO;
 }
 
+int af_open_data(FILE **f, const char *path, af_read_info *info)
+{
+  int rc = af_open_regular(f, path);
+  if (rc != AF_OK && errno == EISDIR)
+    info->what = "is a directory";
+  return rc;
+}
+
 /* ------------------------------------------------------------ signals */
 
 /* Temporary files being written: unlinked by af_tmp_cleanup (async-

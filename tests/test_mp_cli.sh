@@ -18,6 +18,32 @@ fi
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=
 
+# statediff A B [PYTHON]: two --save-state files A and B read exactly
+# (hexadecimal values as fractions) into their values a, b and error
+# estimates e1, e2, with err = max |a - b|; then PYTHON, by default the
+# line "err e1+e2".
+statediff() {
+  sd_then=${3:-"print('%.17g %.17g' % (err, e1 + e2))"}
+  "$PY" -c "import sys
+from fractions import Fraction
+def hexval(s):
+    neg = s.startswith('-'); s = s.lstrip('-')
+    m, e = s[2:].split('p')
+    ip, _, fp = m.partition('.')
+    v = Fraction(int(ip + fp, 16)) / 16 ** len(fp) * Fraction(2) ** int(e)
+    return -v if neg else v
+def ref(p):
+    est, vals = None, []
+    for l in open(p):
+        if l.startswith('# err_est:'): est = float(l.split(':')[1])
+        elif not l.startswith('#') and not l.startswith('t '): vals.append(hexval(l.strip()))
+    return est, vals
+e1, a = ref(sys.argv[1]); e2, b = ref(sys.argv[2])
+assert len(a) == len(b) and len(a) > 0
+err = float(max(abs(x - y) for x, y in zip(a, b)))
+$sd_then" "$1" "$2"
+}
+
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-mpcli.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' INT TERM
@@ -186,27 +212,10 @@ else
   for meth in mp-gauss mp-gbs; do
     "$AF" $BASE --t-end 2 --precision 256 --tol 1e-40 --method $meth --save-state "$tmp/e1.ref" --out - >/dev/null 2>&1
     "$AF" $BASE --t-end 2 --precision 512 --tol 1e-80 --method mp-gbs --save-state "$tmp/e2.ref" --out - >/dev/null 2>&1
-    if "$PY" - "$tmp/e1.ref" "$tmp/e2.ref" >"$tmp/py" 2>&1 <<'EOF'
-import sys
-from fractions import Fraction
-def hexval(s):
-    neg = s.startswith('-'); s = s.lstrip('-')
-    m, e = s[2:].split('p')
-    ip, _, fp = m.partition('.')
-    v = Fraction(int(ip + fp, 16)) / 16 ** len(fp) * Fraction(2) ** int(e)
-    return -v if neg else v
-def ref(p):
-    est, vals = None, []
-    for l in open(p):
-        if l.startswith('# err_est:'): est = float(l.split(':')[1])
-        elif not l.startswith('#') and not l.startswith('t '): vals.append(hexval(l.strip()))
-    return est, vals
-e1, a = ref(sys.argv[1]); e2, b = ref(sys.argv[2])
-err = float(max(abs(x - y) for x, y in zip(a, b)))
+    if statediff "$tmp/e1.ref" "$tmp/e2.ref" "
 print('true error %.3g, estimate %.3g (ratio %.3g)' % (err, e1, err / e1))
 # the header prints the estimate to 7 digits: allow that rounding
-assert err <= e1 * (1 + 1e-6) and err <= 1e-40
-EOF
+assert err <= e1 * (1 + 1e-6) and err <= 1e-40" >"$tmp/py" 2>&1
     then
       msg="$msg $meth: $(cat "$tmp/py");"
     else
@@ -343,27 +352,6 @@ fi
 # to within the two runs' own error estimates; the same file written with
 # the double nearest 1.1 is identity weights with beta = that double
 # squared (an exact 106-bit number), not 1.21.
-statediff() { # max |a - b| over two --save-state files, and err_est a + b
-  "$PY" - "$1" "$2" <<'EOF'
-import sys
-from fractions import Fraction
-def hexval(s):
-    neg = s.startswith('-'); s = s.lstrip('-')
-    m, e = s[2:].split('p')
-    ip, _, fp = m.partition('.')
-    v = Fraction(int(ip + fp, 16)) / 16 ** len(fp) * Fraction(2) ** int(e)
-    return -v if neg else v
-def ref(p):
-    est, vals = None, []
-    for l in open(p):
-        if l.startswith('# err_est:'): est = float(l.split(':')[1])
-        elif not l.startswith('#') and not l.startswith('t '): vals.append(hexval(l.strip()))
-    return est, vals
-e1, a = ref(sys.argv[1]); e2, b = ref(sys.argv[2])
-assert len(a) == len(b) and len(a) > 0
-print('%.17g %.17g' % (float(max(abs(x - y) for x, y in zip(a, b))), e1 + e2))
-EOF
-}
 wfile() { # wfile FILE S: Q = K = S I, V = I in d = 3
   { for s in "$2" "$2" 1; do
       echo "$s 0 0"; echo "0 $s 0"; echo "0 0 $s"

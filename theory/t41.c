@@ -50,7 +50,7 @@
  */
 #include <config.h>
 
-#include "theory.h"
+#include "t41_mp.h"
 
 #include <float.h>
 #include <math.h>
@@ -386,6 +386,19 @@ static void ode_restart(ode_run *o)
   gsl_odeiv2_evolve_reset(o->ev);
 }
 
+int af_t41_times_check(const double *times, size_t ntimes)
+{
+  if (ntimes > 0 && !times)
+    return AF_EINVAL;
+  for (size_t k = 0; k < ntimes; k++) {
+    if (!isfinite(times[k]))
+      return AF_ENONFINITE;
+    if (times[k] < 0 || (k > 0 && times[k] < times[k - 1]))
+      return AF_EINVAL;
+  }
+  return AF_OK;
+}
+
 int af_t41_solve(double *gamma, double *gap, double *r, const double *times,
                  size_t ntimes, const af_t41_params *p)
 {
@@ -397,16 +410,10 @@ int af_t41_solve_ex(double *gamma, double *gap, double *r,
                     const af_t41_params *p)
 {
   int st = af_t41_params_validate(p);
+  if (st == AF_OK)
+    st = af_t41_times_check(times, ntimes);
   if (st != AF_OK)
     return st;
-  if (ntimes > 0 && !times)
-    return AF_EINVAL;
-  for (size_t k = 0; k < ntimes; k++) {
-    if (!isfinite(times[k]))
-      return AF_ENONFINITE;
-    if (times[k] < 0 || (k > 0 && times[k] < times[k - 1]))
-      return AF_EINVAL;
-  }
 
   ode_run o = {0};
   gsl_odeiv2_system sys = {ode_rhs, NULL, 2, &o.ctx};
@@ -557,98 +564,90 @@ static int t41_check(int *edge, double w, double lg, size_t n, double beta)
   return AF_OK;
 }
 
-/* t(gamma) from lw = ln(1 - gamma) = ln w and lg = ln(1 + (n-1) gamma). */
-static int time_postln(double *t, double w, double lw, double lg, size_t n,
-                       double beta)
+/* The two T4.1d closed forms from lw = ln(1 - gamma) = ln w and
+ * lg = ln(1 + (n-1) gamma):
+ *  - Post-LN time t(gamma);
+ *  - Pre-LN radius: d ln r / d gamma = c/F (dr/dt = c, dgamma/dt = F/r),
+ *    integrated: ln(r/r0) = [I1 + I2 - (n-1) lw - lg] / (2n). */
+typedef enum { T41_POSTLN_TIME, T41_PRELN_LOG_R } t41_form;
+
+static int t41_closed(double *out, t41_form form, double w, double lw,
+                      double lg, size_t n, double beta)
 {
   int edge, st = t41_check(&edge, w, lg, n, beta);
   if (st != AF_OK)
     return st;
-  if (!t)
+  if (!out)
     return AF_EINVAL;
   if (edge) {
-    *t = edge * INFINITY;
+    *out = edge * INFINITY;
     return AF_OK;
   }
   double nm1 = (double) (n - 1);
-  /* beta = 0: F = 2(1-g)(1+(n-1)g)/n, and partial fractions give
-   * t = (lg - lw)/2, the beta -> 0 limit of the closed form. */
-  if (beta == 0)
-    *t = 0.5 * (lg - lw);
-  else
-    *t = (t41_I12(w, nm1, beta) + nm1 * (lg - lw)) / (2.0 * (double) n);
+  if (form == T41_POSTLN_TIME) {
+    /* beta = 0: F = 2(1-g)(1+(n-1)g)/n, and partial fractions give
+     * t = (lg - lw)/2, the beta -> 0 limit of the closed form. */
+    if (beta == 0)
+      *out = 0.5 * (lg - lw);
+    else
+      *out = (t41_I12(w, nm1, beta) + nm1 * (lg - lw)) / (2.0 * (double) n);
+  } else {
+    /* beta = 0: c/F = 1/(2(1-g)), so ln(r/r0) = -lw/2. */
+    if (beta == 0)
+      *out = -0.5 * lw;
+    else
+      *out = (t41_I12(w, nm1, beta) - nm1 * lw - lg) / (2.0 * (double) n);
+  }
   return AF_OK;
+}
+
+/* A closed form at gamma in [-1/(n-1), 1]. */
+static int t41_closed_gamma(double *out, t41_form form, double gamma,
+                            size_t n, double beta)
+{
+  if (!isfinite(gamma))
+    return AF_ENONFINITE;
+  if (n < 2)
+    return AF_EINVAL;
+  double nm1 = (double) (n - 1);
+  if (gamma > 1 || nm1 * gamma < -1)
+    return AF_EINVAL;
+  return t41_closed(out, form, 1.0 - gamma, log1p(-gamma), log1p(nm1 * gamma),
+                    n, beta);
+}
+
+/* A closed form at the gap w = 1 - gamma in [0, n/(n-1)]. */
+static int t41_closed_gap(double *out, t41_form form, double w, size_t n,
+                          double beta)
+{
+  if (n < 2)
+    return AF_EINVAL;
+  if (!isfinite(w))
+    return AF_ENONFINITE;
+  double nm1 = (double) (n - 1), lin = (double) n - nm1 * w;
+  if (w < 0 || lin < 0)
+    return AF_EINVAL;
+  return t41_closed(out, form, w, log(w), log(lin), n, beta);
 }
 
 int af_t41_time_postln(double *t, double gamma, size_t n, double beta)
 {
-  if (!isfinite(gamma))
-    return AF_ENONFINITE;
-  if (n < 2)
-    return AF_EINVAL;
-  double nm1 = (double) (n - 1);
-  if (gamma > 1 || nm1 * gamma < -1)
-    return AF_EINVAL;
-  return time_postln(t, 1.0 - gamma, log1p(-gamma), log1p(nm1 * gamma), n, beta);
+  return t41_closed_gamma(t, T41_POSTLN_TIME, gamma, n, beta);
 }
 
 int af_t41_time_postln_gap(double *t, double w, size_t n, double beta)
 {
-  if (n < 2)
-    return AF_EINVAL;
-  if (!isfinite(w))
-    return AF_ENONFINITE;
-  double nm1 = (double) (n - 1), lin = (double) n - nm1 * w;
-  if (w < 0 || lin < 0)
-    return AF_EINVAL;
-  return time_postln(t, w, log(w), log(lin), n, beta);
-}
-
-/* Pre-LN: d ln r / d gamma = c/F (dr/dt = c, dgamma/dt = F/r), integrated:
- * ln(r/r0) = [I1 + I2 - (n-1) lw - lg] / (2n). */
-static int preln_log_r(double *lr, double w, double lw, double lg, size_t n,
-                       double beta)
-{
-  int edge, st = t41_check(&edge, w, lg, n, beta);
-  if (st != AF_OK)
-    return st;
-  if (!lr)
-    return AF_EINVAL;
-  if (edge) {
-    *lr = edge * INFINITY;
-    return AF_OK;
-  }
-  double nm1 = (double) (n - 1);
-  /* beta = 0: c/F = 1/(2(1-g)), so ln(r/r0) = -lw/2. */
-  if (beta == 0)
-    *lr = -0.5 * lw;
-  else
-    *lr = (t41_I12(w, nm1, beta) - nm1 * lw - lg) / (2.0 * (double) n);
-  return AF_OK;
+  return t41_closed_gap(t, T41_POSTLN_TIME, w, n, beta);
 }
 
 int af_t41_preln_log_r(double *logr, double gamma, size_t n, double beta)
 {
-  if (!isfinite(gamma))
-    return AF_ENONFINITE;
-  if (n < 2)
-    return AF_EINVAL;
-  double nm1 = (double) (n - 1);
-  if (gamma > 1 || nm1 * gamma < -1)
-    return AF_EINVAL;
-  return preln_log_r(logr, 1.0 - gamma, log1p(-gamma), log1p(nm1 * gamma), n, beta);
+  return t41_closed_gamma(logr, T41_PRELN_LOG_R, gamma, n, beta);
 }
 
 int af_t41_preln_log_r_gap(double *logr, double w, size_t n, double beta)
 {
-  if (n < 2)
-    return AF_EINVAL;
-  if (!isfinite(w))
-    return AF_ENONFINITE;
-  double nm1 = (double) (n - 1), lin = (double) n - nm1 * w;
-  if (w < 0 || lin < 0)
-    return AF_EINVAL;
-  return preln_log_r(logr, w, log(w), log(lin), n, beta);
+  return t41_closed_gap(logr, T41_PRELN_LOG_R, w, n, beta);
 }
 
 /* I2: with t(u) the inverse of u(t) = 2(sqrt(t+1) - 1), t'(u) = sqrt(t+1),
@@ -697,18 +696,26 @@ static int k_rhs(double t, const double y[], double dy[], void *params)
   return GSL_SUCCESS;
 }
 
-int af_t41_K(double *K, size_t n, double beta)
+int af_t41_K_args(int have_out, size_t n, double beta)
 {
-  if (!K || n < 2)
+  if (!have_out || n < 2)
     return AF_EINVAL;
   if (!isfinite(beta))
     return AF_ENONFINITE;
   if (beta < 0)
     return AF_EINVAL;
+  return AF_OK;
+}
+
+int af_t41_K(double *K, size_t n, double beta)
+{
+  int st = af_t41_K_args(K != NULL, n, beta);
+  if (st != AF_OK)
+    return st;
   k_run_ctx c = {{(double) (n - 1), beta}, AF_OK};
   gsl_odeiv2_system sys = {k_rhs, NULL, 2, &c};
   ode_run o = {0};
-  int st = ode_run_alloc(&o, 2, AF_T41_RTOL, AF_T41_ATOL, sys);
+  st = ode_run_alloc(&o, 2, AF_T41_RTOL, AF_T41_ATOL, sys);
   o.status = &c.status;
   o.max_steps = AF_T41_MAX_STEPS;
   o.h = 1e-3;
@@ -747,12 +754,9 @@ int af_t41_K(double *K, size_t n, double beta)
 
 int af_t41_K_closed(double *K, size_t n, double beta)
 {
-  if (!K || n < 2)
-    return AF_EINVAL;
-  if (!isfinite(beta))
-    return AF_ENONFINITE;
-  if (beta < 0)
-    return AF_EINVAL;
+  int st = af_t41_K_args(K != NULL, n, beta);
+  if (st != AF_OK)
+    return st;
   if (beta == 0) {
     *K = 1.0; /* r^2 = r0^2/(1-gamma) exactly (T4.1d at beta = 0) */
     return AF_OK;

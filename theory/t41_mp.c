@@ -313,12 +313,9 @@ int af_t41_solve_mp(mpfr_t *u, mpfr_t *r, unsigned long *steps,
     return st;
   if (!u || (ntimes > 0 && !times) || !(tol >= 1e-300) || !(tol <= 1e-3))
     return AF_EINVAL;
-  for (size_t k = 0; k < ntimes; k++) {
-    if (!isfinite(times[k]))
-      return AF_ENONFINITE;
-    if (times[k] < 0 || (k > 0 && times[k] < times[k - 1]))
-      return AF_EINVAL;
-  }
+  st = af_t41_times_check(times, ntimes);
+  if (st != AF_OK)
+    return st;
   if (ntimes == 0)
     return AF_OK;
   mpfr_prec_t prec = mpfr_get_prec(u[0]);
@@ -366,12 +363,9 @@ int af_t41_solve_mp(mpfr_t *u, mpfr_t *r, unsigned long *steps,
 
 int af_t41_lnK_mp(mpfr_t lnK, size_t n, double beta)
 {
-  if (!lnK || n < 2)
-    return AF_EINVAL;
-  if (!isfinite(beta))
-    return AF_ENONFINITE;
-  if (beta < 0)
-    return AF_EINVAL;
+  int st = af_t41_K_args(lnK != NULL, n, beta);
+  if (st != AF_OK)
+    return st;
   if (beta == 0) {
     mpfr_set_zero(lnK, 1); /* K = 1 (T4.1d at beta = 0) */
     return AF_OK;

@@ -47,6 +47,16 @@ int af_t41_solve_mp(mpfr_t *u, mpfr_t *r, unsigned long *steps,
  * precision of lnK plus 64 guard bits; ln K = 0 at beta = 0. */
 int af_t41_lnK_mp(mpfr_t lnK, size_t n, double beta);
 
+/* The arguments of K(n, beta) (af_t41_K, af_t41_K_closed, af_t41_lnK_mp):
+ * AF_EINVAL without an output (have_out 0), for n < 2 or beta < 0,
+ * AF_ENONFINITE for a beta not finite, else AF_OK (t41.c). */
+int af_t41_K_args(int have_out, size_t n, double beta);
+
+/* Output times: AF_EINVAL if times is NULL with ntimes > 0 or a time is
+ * negative or before the one preceding it, AF_ENONFINITE for a time not
+ * finite, else AF_OK (t41.c; af_t41_solve_ex, af_t41_solve_mp). */
+int af_t41_times_check(const double *times, size_t ntimes);
+
 #ifdef __cplusplus
 }
 #endif
