@@ -1,5 +1,5 @@
 /* test_integrate.c -- unit tests of af_integrate (src/integrate.c) and of
- * the discrete layer maps S7 it drives (af_layer_step, src/attention.c).
+ * the discrete layer maps S7 it drives (af_layer_step, src/layer_maps.c).
  *
  * Kinds:
  *  - observed order of convergence (house style "Tests"): every GSL stepper

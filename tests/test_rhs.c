@@ -380,7 +380,7 @@ START_TEST(test_vector_exp)
 END_TEST
 
 /* The BLAS kernel with Q = K = I below its size threshold (n^2 d <=
- * 16384 in attention.c) forms the scores and the products with plain
+ * 16384 in attention_small.c) forms the scores and the products with plain
  * loops instead of dsyrk/dsymm/dtrmm.  Sizes on both sides of the
  * threshold, three attention kinds, V = I and a general V: the BLAS-kernel
  * dy is within the bound (T1) of the long-double reference, and within

@@ -33,7 +33,8 @@ trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src"
 LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
-LIBSRC="src/status src/scheme src/model src/attention src/layer_maps src/blas src/integrate
+LIBSRC="src/status src/scheme src/model src/attention src/attention_blas
+  src/attention_exp src/attention_small src/layer_maps src/blas src/integrate
   src/rkv98 src/observe src/init src/util src/sweep src/mp_kernel_double
   src/mp_kernel_mpfr src/mp_integrate src/mp_observe src/mp_ref src/mp_input
   cli/output"
