@@ -20,6 +20,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,13 +276,25 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
   /* temporary name beside the target: "<path>.tmpXXXXXX" */
   memcpy(tmp, path, len);
   memcpy(tmp + len, ".tmpXXXXXX", 11);
-  int fd = mkstemp(tmp);
+  /* The file must not exist unregistered for an instant: a signal
+   * between mkstemp and the registration would leave it behind.  The
+   * signals the command cleans up on wait until both are done. */
+  sigset_t block, saved;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigaddset(&block, SIGHUP);
+  int masked = sigprocmask(SIG_BLOCK, &block, &saved) == 0;
+  int fd = mkstemp(tmp), mkerr = errno;
+  int slot = fd >= 0 ? af_tmp_register(tmp) : -1;
+  if (masked)
+    sigprocmask(SIG_SETMASK, &saved, NULL);
   if (fd < 0) {
     free(tmp);
     free(real);
+    errno = mkerr;
     return AF_EIO;
   }
-  int slot = af_tmp_register(tmp);
   FILE *f = fdopen(fd, "w");
   if (f == NULL) {
     close(fd);
