@@ -164,6 +164,20 @@ static void legendre(mpfr_t p, mpfr_t q, mpfr_t x, unsigned s, mpfr_t t)
   }
 }
 
+/* P_s(x) into p, P_{s-1}(x) into q (legendre), and the derivative
+ * P_s'(x) = s (x P_s - P_{s-1}) / (x^2 - 1) into dp; t is scratch. */
+static void legendre_d(mpfr_t p, mpfr_t q, mpfr_t dp, mpfr_t x, unsigned s,
+                       mpfr_t t)
+{
+  legendre(p, q, x, s, t);
+  mpfr_mul(dp, x, p, RND);
+  mpfr_sub(dp, dp, q, RND);
+  mpfr_mul_ui(dp, dp, s, RND);
+  mpfr_sqr(t, x, RND);
+  mpfr_sub_ui(t, t, 1, RND);
+  mpfr_div(dp, dp, t, RND);
+}
+
 int af_mp_gauss_tableau(mpfr_t *A, mpfr_t *b, mpfr_t *c, unsigned s)
 {
   if (s < 1 || s > AF_MP_GAUSS_MAX || !A || !b || !c)
@@ -189,14 +203,7 @@ int af_mp_gauss_tableau(mpfr_t *A, mpfr_t *b, mpfr_t *c, unsigned s)
     mpfr_cos(x, x, RND);
     int small = 0;
     for (int it = 0; it < 200 && small < 2; it++) {
-      legendre(p, q, x, s, t);
-      /* P_s'(x) = s (x P_s - P_{s-1}) / (x^2 - 1) */
-      mpfr_mul(dp, x, p, RND);
-      mpfr_sub(dp, dp, q, RND);
-      mpfr_mul_ui(dp, dp, s, RND);
-      mpfr_sqr(t, x, RND);
-      mpfr_sub_ui(t, t, 1, RND);
-      mpfr_div(dp, dp, t, RND);
+      legendre_d(p, q, dp, x, s, t);
       mpfr_div(dx, p, dp, RND);
       mpfr_sub(x, x, dx, RND);
       /* Quadratic convergence: once the step is below 2^(-wp/2) |x|-ish,
@@ -204,13 +211,7 @@ int af_mp_gauss_tableau(mpfr_t *A, mpfr_t *b, mpfr_t *c, unsigned s)
       if (mpfr_zero_p(dx) || mpfr_get_exp(dx) < -(mpfr_exp_t) wp / 2)
         small++;
     }
-    legendre(p, q, x, s, t);
-    mpfr_mul(dp, x, p, RND);
-    mpfr_sub(dp, dp, q, RND);
-    mpfr_mul_ui(dp, dp, s, RND);
-    mpfr_sqr(t, x, RND);
-    mpfr_sub_ui(t, t, 1, RND);
-    mpfr_div(dp, dp, t, RND);
+    legendre_d(p, q, dp, x, s, t);
     /* b = w/2 = 1 / ((1 - x^2) P'^2) */
     mpfr_ui_sub(t, 1, x, RND);
     mpfr_div_2ui(cc[i - 1], t, 1, RND); /* c = (1 - x)/2, ascending */
