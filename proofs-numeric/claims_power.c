@@ -44,10 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "attnflow_mp.h"
 #include "s7.h"
 #include "theory.h"
 #include "verify.h"
+#include "internal.h" /* af_step_vern9: N.vern9.stages steps it directly */
 
 #define U (DBL_EPSILON / 2)
 
@@ -1555,10 +1558,11 @@ out:
  * digits of b_13 swapped), one in the embedded weights to 8.  Also the
  * adaptive run at tol VN_TOL against rk8pd at VN_TOL_REF: the global
  * error must stay within N tol max(1, |y|) (N accepted steps; measured
- * 0.002 of it).  Not caught: the sign of a_31 (stage 3 enters only
- * stages 4 and 5, which carry no weight): the order stays 9 (9.31) and
- * the error constant grows 1900-fold, which the adaptive run's own
- * estimate follows (error 8.5e-12 against 2.9e-12). */
+ * 0.002 of it).  Not caught here: the sign of a_31 (stage 3 enters only
+ * stages 4 and 5, which carry no weight): on this field the order stays
+ * 9 at these steps (9.31) and the error constant grows 1900-fold, which
+ * the adaptive run's own estimate follows (error 8.5e-12 against
+ * 2.9e-12); N.vern9.stages catches it (row 3 no longer sums to c_3). */
 #define VN_T 4.0
 #define VN_H 2.0
 #define VN_N 6
@@ -1640,6 +1644,134 @@ static void claim_vern9(af_vresult *r, const af_vctx *c, int arg)
   (void) c;
 }
 
+/* ------------------------------------------------------------------ */
+/* N.vern9.stages: Vern9's tableau read back through the stepper         */
+/* ------------------------------------------------------------------ */
+
+/* Butcher's row-sum condition c_i = sum_j a_ij: a Runge-Kutta method
+ * treats time as one more state component (t' = 1) only if every stage
+ * is evaluated at the time its own increments reach; without it the
+ * method applied to a field that depends on t (Mix-LN, nGPT's alpha(t),
+ * LN-Scaling, per-layer weights) is not the method applied to the
+ * autonomous form, and the order conditions verified for autonomous
+ * fields say nothing.  With it, sum_i b_i = 1 (order 1 of the propagated
+ * solution) and sum_i e_i = 0 (the embedded solution consistent too, so
+ * the error estimate is O(h^2) at least).  The coefficients are read back
+ * through the stepper itself (af_step_vern9): one step of h = 1 from
+ * t = 0, y = 0 with a field that returns 1 at its m-th call and 0
+ * otherwise makes k_m = 1, every other k_j = 0, so the i-th call sees
+ * t = c_i and y = a_im exactly (a product by 1 and sums of zeros), the
+ * call after the stages y = b_m, and yerr = e_m.  Rounding bound of each
+ * identity: the 40-digit coefficients rounded to double, u/2 relative
+ * each (the exact values satisfy it to 1e-39, src/rkv98.c), and the sum
+ * taken here with compensated summation (Neumaier; error
+ * <= u |s| + 2 k^2 u^2 sum |x|, Higham 2002 sec. 4.3):
+ *     |sum_j a_ij - c_i| <= u/2 (sum_j |a_ij| + |c_i|) + u |c_i|
+ *                           + 2 k^2 u^2 sum_j |a_ij|
+ * (b with c = 1; e with c = 0).  The row N.vern9.stages is a factor on
+ * it.  A slip in one a_ij breaks its row's sum by 2 |a_ij| (a sign) or
+ * more: the sign of a_31 breaks row 3 by 0.078 while the order on the
+ * autonomous field of N.vern9 stays 9 at h >= 1/4 (measured 9.31); on
+ * other fields it is lower (the pendulum: global order 7.2, the error
+ * 1e4 times Vern9's at h = 1/16). */
+#define VS_S 16 /* stages; the field is called once more at the new point */
+
+typedef struct {
+  size_t k, m;
+  double t[VS_S + 1], y[VS_S + 1];
+} vs_rec;
+
+static int vs_field(double t, const double y[], double dydt[], void *p)
+{
+  vs_rec *r = p;
+  if (r->k <= VS_S) {
+    r->t[r->k] = t;
+    r->y[r->k] = y[0];
+  }
+  dydt[0] = r->k == r->m ? 1.0 : 0.0;
+  r->k++;
+  return GSL_SUCCESS;
+}
+
+/* Neumaier's compensated sum of x[0..k-1]; *abs = sum |x|. */
+static double vs_sum(const double *x, size_t k, double *abs)
+{
+  double s = 0, comp = 0, a = 0;
+  for (size_t i = 0; i < k; i++) {
+    double t = s + x[i];
+    comp += fabs(s) >= fabs(x[i]) ? (s - t) + x[i] : (x[i] - t) + s;
+    s = t;
+    a += fabs(x[i]);
+  }
+  *abs = a;
+  return s + comp;
+}
+
+static void claim_vern9_stages(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double fac = af_v_tol(c, "N.vern9.stages");
+  /* A[i][m] (call i, stage m; 0-based), B[m], E[m], c[i] */
+  double A[VS_S][VS_S], B[VS_S], E[VS_S], C[VS_S];
+  gsl_odeiv2_step *s = gsl_odeiv2_step_alloc(af_step_vern9, 1);
+  if (s == NULL) {
+    af_v_error(r, AF_ENOMEM, "N.vern9.stages");
+    return;
+  }
+  int st = GSL_SUCCESS;
+  size_t calls = 0;
+  for (size_t m = 0; m < VS_S && st == GSL_SUCCESS; m++) {
+    vs_rec rec = {0, m, {0}, {0}};
+    gsl_odeiv2_system sys = {vs_field, NULL, 1, &rec};
+    double y[1] = {0.0}, yerr[1], dydt_out[1];
+    gsl_odeiv2_step_reset(s);
+    st = gsl_odeiv2_step_apply(s, 0.0, 1.0, y, yerr, NULL, dydt_out, &sys);
+    calls = rec.k;
+    if (st != GSL_SUCCESS || rec.k != VS_S + 1)
+      break;
+    for (size_t i = 0; i < VS_S; i++) {
+      A[i][m] = rec.y[i];
+      C[i] = rec.t[i];
+    }
+    B[m] = rec.y[VS_S];
+    E[m] = yerr[0]; /* yerr = h sum_i e_i k_i, e = b8 - b9 */
+  }
+  gsl_odeiv2_step_free(s);
+  if (st != GSL_SUCCESS || calls != VS_S + 1) {
+    r->status = AF_V_ERROR;
+    af_v_note(r, "stepper status %d, %zu field calls per step (expected "
+              "%d)", st, calls, VS_S + 1);
+    return;
+  }
+  double worst = 0, wdev = 0;
+  const char *what = "";
+  size_t wi = 0;
+  for (size_t i = 0; i <= VS_S + 1; i++) {
+    /* rows 2..16 (a_ij, j < i), then b (c = 1), then e (c = 0) */
+    const double *x = i < VS_S ? A[i] : i == VS_S ? B : E;
+    size_t k = i < VS_S ? i : VS_S;
+    double ci = i < VS_S ? C[i] : i == VS_S ? 1.0 : 0.0, sa;
+    if (i == 0)
+      continue;
+    double sum = vs_sum(x, k, &sa);
+    double bnd = 0.5 * U * (sa + fabs(ci)) + U * fabs(ci) +
+                 2.0 * (double) (k * k) * U * U * sa;
+    double dev = fabs(sum - ci);
+    if (!(dev / bnd <= worst)) {
+      worst = dev / bnd;
+      wdev = dev;
+      wi = i;
+      what = i < VS_S ? "row sum - c_i" : i == VS_S ? "sum b - 1" : "sum e";
+    }
+  }
+  af_v_abs(r, worst, 0.0, fac);
+  af_v_note(r, "tableau read back through one step h = 1 per stage: worst "
+            "%s %.3g", what, wdev);
+  if (wi < VS_S)
+    af_v_note(r, " (stage %zu)", wi + 1);
+  af_v_note(r, ", %.3g of its rounding bound", worst);
+}
+
 const af_claim af_claims_power[] = {
   {"T4.1a.t", "mix-ln", AF_V_PASS, "T4.1a.t", claim_rates_t, 0,
    F_S | F_R | F_A, "tau = 2.5: field, observables at t = 0.5, 1.5, 3 on "
@@ -1656,6 +1788,8 @@ const af_claim af_claims_power[] = {
    0, "general Q, K, V: BLAS, direct and MPFR fields agree"},
   {"N.vern9", "", AF_V_PASS, "N.vern9", claim_vern9, 0, 0,
    "Vern9 in fixed steps: order 9"},
+  {"N.vern9.stages", "", AF_V_PASS, "N.vern9.stages", claim_vern9_stages, 0,
+   0, "Vern9's stages at the times their increments reach: c_i = sum_j a_ij"},
   {"T4.1m.alpha", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 0,
    F_S | F_A, "nGPT alpha = 0.5: gamma(t) of the scalar system"},
   {"T4.1m.decay", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 1,
