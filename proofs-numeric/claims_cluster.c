@@ -865,20 +865,30 @@ static int t43_case(t43_ctx *x, const af_vctx *c, af_scheme_id s, int quick)
   return rc;
 }
 
-static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
+/* The run shared by T4.3b and T4.3c: the rows of its Var window, then
+ * the case of scheme arg; 0 (r already set) if a row is missing or the
+ * run fails. */
+static int t43_claim_run(t43_ctx *x, af_vresult *r, const af_vctx *c,
+                         int arg, const char *where)
 {
-  af_scheme_id s = (af_scheme_id) arg;
   double dummy;
   if (!need_tol(r, c, "T4.3b.var_floor", &dummy)
       || !need_tol(r, c, "T4.3c.var_min", &dummy)
       || !need_tol(r, c, "T4.3c.var_max", &dummy))
-    return;
-  t43_ctx x;
-  int rc = t43_case(&x, c, s, is_quick(c));
+    return 0;
+  int rc = t43_case(x, c, (af_scheme_id) arg, is_quick(c));
   if (rc != AF_OK) {
-    af_v_error(r, rc, "T4.3b");
-    return;
+    af_v_error(r, rc, where);
+    return 0;
   }
+  return 1;
+}
+
+static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
+{
+  t43_ctx x;
+  if (!t43_claim_run(&x, r, c, arg, "T4.3b"))
+    return;
   if (x.nq == 0) {
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "no output time with Var above the floor");
@@ -894,18 +904,9 @@ static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
 
 static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
 {
-  af_scheme_id s = (af_scheme_id) arg;
-  double dummy;
-  if (!need_tol(r, c, "T4.3b.var_floor", &dummy)
-      || !need_tol(r, c, "T4.3c.var_min", &dummy)
-      || !need_tol(r, c, "T4.3c.var_max", &dummy))
-    return;
   t43_ctx x;
-  int rc = t43_case(&x, c, s, is_quick(c));
-  if (rc != AF_OK) {
-    af_v_error(r, rc, "T4.3c");
+  if (!t43_claim_run(&x, r, c, arg, "T4.3c"))
     return;
-  }
   if (x.nr == 0) {
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "Var never in [var_min, var_max]: no asymptotic window "
