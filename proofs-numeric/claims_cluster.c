@@ -1465,8 +1465,8 @@ const af_claim af_claims_cluster[] = {
    "sanity: dr/dt >= (e^b-n+1)/(n e^b) at every configuration, n <= e^b "
    "(T3.1r.inf/pre-ln checks the infimum)"},
   {"T3.1r", "peri-ln", AF_V_PASS, "T3.1r.peri_inf", claim_t31r_inf,
-   AF_PERI_LN, 0, "(derived) inf of dr/dt over configurations is c*_Peri "
-   ">= (e^b-n+1)/(n e^b)"},
+   AF_PERI_LN, AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
+   "(derived) inf of dr/dt over configurations is c*_Peri >= (e^b-n+1)/(n e^b)"},
   {"T3.1r", "pre-ln", AF_V_PASS, "T3.1r.inf", claim_t31r_inf, AF_PRE_LN,
    AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
    "(derived) inf of dr/dt over configurations is c*(n, beta)"},
