@@ -26,6 +26,7 @@
 
 #include "claims_cluster.h"
 #include "cluster.h"
+#include "t31r.h"
 #include "theory.h"
 #include "verify.h"
 
@@ -400,13 +401,18 @@ static void claim_t31r(af_vresult *r, const af_vctx *c, int arg)
 }
 
 /* (derived) the infimum itself: min over configurations of the Pre-LN
- * rate is c*(n, beta), attained with the others at cosine x*. */
+ * rate is c*(n, beta) (theory/cluster.c), of the Peri-LN rate c*_Peri
+ * (theory/t31r.c), each attained with the others at one point at cosine
+ * x* (which the scan includes).  Two-sided, so a rate off by more than
+ * rounding anywhere near the minimizing family fails; the paper's bound
+ * must lie below the infimum (else T3.1r is refuted at this case). */
 static void claim_t31r_inf(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   size_t n = 7, d = 3, samples = is_quick(c) ? 4000 : 100000;
   double beta = 2, cs, xs, rmin, at;
-  int rc = af_cl_t31r_inf(&cs, &xs, n, beta);
+  int rc = s == AF_PERI_LN ? af_t31r_peri_inf(&cs, &xs, n, beta)
+                           : af_cl_t31r_inf(&cs, &xs, n, beta);
   af_model m;
   af_v_model(&m, c, n, d, beta, s);
   if (rc == AF_OK)
@@ -415,7 +421,13 @@ static void claim_t31r_inf(af_vresult *r, const af_vctx *c, int arg)
     af_v_error(r, rc, "T3.1r inf");
     return;
   }
-  af_v_abs(r, rmin, cs, af_v_tol(c, "T3.1r.inf"));
+  af_v_abs(r, rmin, cs, af_v_tol(c, s == AF_PERI_LN ? "T3.1r.peri_inf"
+                                                    : "T3.1r.inf"));
+  if (!(cs >= af_cl_t31r_bound(n, beta))) {
+    r->status = AF_V_FAIL;
+    af_v_note(r, "infimum below the bound %.6g: ",
+              af_cl_t31r_bound(n, beta));
+  }
   af_v_note(r, "n=7 beta=2 d=3: min dr/dt over %zu+209 configs %.17g, "
             "c*=%.17g at x*=%.6g (rate there %.17g)", samples, rmin, cs, xs,
             at);
@@ -853,20 +865,30 @@ static int t43_case(t43_ctx *x, const af_vctx *c, af_scheme_id s, int quick)
   return rc;
 }
 
-static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
+/* The run shared by T4.3b and T4.3c: the rows of its Var window, then
+ * the case of scheme arg; 0 (r already set) if a row is missing or the
+ * run fails. */
+static int t43_claim_run(t43_ctx *x, af_vresult *r, const af_vctx *c,
+                         int arg, const char *where)
 {
-  af_scheme_id s = (af_scheme_id) arg;
   double dummy;
   if (!need_tol(r, c, "T4.3b.var_floor", &dummy)
       || !need_tol(r, c, "T4.3c.var_min", &dummy)
       || !need_tol(r, c, "T4.3c.var_max", &dummy))
-    return;
-  t43_ctx x;
-  int rc = t43_case(&x, c, s, is_quick(c));
+    return 0;
+  int rc = t43_case(x, c, (af_scheme_id) arg, is_quick(c));
   if (rc != AF_OK) {
-    af_v_error(r, rc, "T4.3b");
-    return;
+    af_v_error(r, rc, where);
+    return 0;
   }
+  return 1;
+}
+
+static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
+{
+  t43_ctx x;
+  if (!t43_claim_run(&x, r, c, arg, "T4.3b"))
+    return;
   if (x.nq == 0) {
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "no output time with Var above the floor");
@@ -882,18 +904,9 @@ static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
 
 static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
 {
-  af_scheme_id s = (af_scheme_id) arg;
-  double dummy;
-  if (!need_tol(r, c, "T4.3b.var_floor", &dummy)
-      || !need_tol(r, c, "T4.3c.var_min", &dummy)
-      || !need_tol(r, c, "T4.3c.var_max", &dummy))
-    return;
   t43_ctx x;
-  int rc = t43_case(&x, c, s, is_quick(c));
-  if (rc != AF_OK) {
-    af_v_error(r, rc, "T4.3c");
+  if (!t43_claim_run(&x, r, c, arg, "T4.3c"))
     return;
-  }
   if (x.nr == 0) {
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "Var never in [var_min, var_max]: no asymptotic window "
@@ -1196,8 +1209,11 @@ static int p3_out(double t, const double *y, void *vctx)
   return AF_OK;
 }
 
-int af_cc_hemisphere(double *drop, double *gap_worst, const af_model *m,
-                     double T, size_t K, size_t seeds, unsigned long seed0)
+/* af_cc_hemisphere, and *min0 = the smallest min_i <x_i, e_1> at t = 0
+ * over the starts used: P3's hypothesis is min0 > 0. */
+static int p3_hemisphere(double *drop, double *gap_worst, double *min0,
+                         const af_model *m, double T, size_t K, size_t seeds,
+                         unsigned long seed0)
 {
   size_t n = m->n, d = m->d;
   double *times = malloc(K * sizeof(double));
@@ -1209,11 +1225,17 @@ int af_cc_hemisphere(double *drop, double *gap_worst, const af_model *m,
     times[k] = T * (double) k / (double) (K - 1);
   *drop = INFINITY;
   *gap_worst = 0;
+  *min0 = INFINITY;
   af_integ_opts o;
   opts(&o, 1e-10, 1e-12);
   for (size_t sd = 0; sd < seeds && rc == AF_OK; sd++) {
     rc = af_init_state(y, NULL, "hemisphere", n, d, 1.0, seed0 + sd);
     p3_ctx x = {n, d, NAN, INFINITY, th};
+    if (rc == AF_OK) {
+      unit_dirs(th, y, n, d);
+      for (size_t j = 0; j < n; j++)
+        *min0 = fmin(*min0, th[j * d]);
+    }
     if (rc == AF_OK)
       rc = af_integrate(y, times, K, m, &o, w, p3_out, &x, NULL);
     if (rc == AF_OK)
@@ -1230,24 +1252,39 @@ int af_cc_hemisphere(double *drop, double *gap_worst, const af_model *m,
   return rc;
 }
 
+int af_cc_hemisphere(double *drop, double *gap_worst, const af_model *m,
+                     double T, size_t K, size_t seeds, unsigned long seed0)
+{
+  double min0;
+  return p3_hemisphere(drop, gap_worst, &min0, m, T, K, seeds, seed0);
+}
+
+/* P3 holds for starts in the open hemisphere {<x, e_1> > 0}: the claim
+ * checks that hypothesis on every start it uses (exactly: min0 > 0, no
+ * tolerance), so a start outside it is a FAIL, not a vacuous pass. */
 static void claim_p3(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
   size_t seeds = is_quick(c) ? 3 : 12;
-  double thr, drop, gmax;
+  double thr, drop, gmax, min0;
   if (!need_tol(r, c, "T3.1.threshold", &thr))
     return;
   af_model m;
   af_v_model(&m, c, 8, 3, 1.0, AF_POST_LN);
-  int rc = af_cc_hemisphere(&drop, &gmax, &m, 30.0, 301, seeds, 4700);
+  int rc = p3_hemisphere(&drop, &gmax, &min0, &m, 30.0, 301, seeds, 4700);
   if (rc != AF_OK) {
     af_v_error(r, rc, "P3");
     return;
   }
   af_v_ge(r, drop, 0.0, af_v_tol(c, "P3"));
-  af_v_note(r, "SA n=8 d=3 beta=1, %zu hemisphere starts, T=30: worst "
-            "change of min<x_i,e1> between outputs %.3g; max 1-cos at T %.3g",
-            seeds, drop, gmax);
+  af_v_note(r, "SA n=8 d=3 beta=1, %zu hemisphere starts (min<x_i,e1>(0) "
+            "%.3g), T=30: worst change of min<x_i,e1> between outputs %.3g; "
+            "max 1-cos at T %.3g", seeds, min0, drop, gmax);
+  if (!(min0 > 0)) {
+    r->status = AF_V_FAIL;
+    af_v_note(r, " -- hypothesis violated: min<x_i,e1>(0) = %.3g <= 0",
+              min0);
+  }
   if (!(gmax <= thr)) {
     r->status = AF_V_FAIL;
     af_v_note(r, " -- not converged to one point");
@@ -1425,9 +1462,11 @@ const af_claim af_claims_cluster[] = {
   {"T3.1", "", AF_V_PASS, "T3.1.d1", claim_t31_d1, 0, 0,
    "sanity: d = 1: tokens of opposite sign never meet"},
   {"T3.1r", "pre-ln", AF_V_PASS, "T3.1r.bound", claim_t31r, AF_PRE_LN, 0,
-   "dr/dt >= (e^b-n+1)/(n e^b) at every configuration, n <= e^b"},
-  {"T3.1r", "peri-ln", AF_V_PASS, "T3.1r.bound", claim_t31r, AF_PERI_LN, 0,
-   "dr/dt >= (e^b-n+1)/(n e^b) at every configuration, n <= e^b"},
+   "sanity: dr/dt >= (e^b-n+1)/(n e^b) at every configuration, n <= e^b "
+   "(T3.1r.inf/pre-ln checks the infimum)"},
+  {"T3.1r", "peri-ln", AF_V_PASS, "T3.1r.peri_inf", claim_t31r_inf,
+   AF_PERI_LN, AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
+   "(derived) inf of dr/dt over configurations is c*_Peri >= (e^b-n+1)/(n e^b)"},
   {"T3.1r", "pre-ln", AF_V_PASS, "T3.1r.inf", claim_t31r_inf, AF_PRE_LN,
    AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
    "(derived) inf of dr/dt over configurations is c*(n, beta)"},

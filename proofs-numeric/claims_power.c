@@ -44,10 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "attnflow_mp.h"
 #include "s7.h"
 #include "theory.h"
 #include "verify.h"
+#include "internal.h" /* af_step_vern9: N.vern9.stages steps it directly */
 
 #define U (DBL_EPSILON / 2)
 
@@ -1204,9 +1207,30 @@ static void claim_p5(af_vresult *r, const af_vctx *c, int arg)
  * gap_max = 1, cos_mean = 0, var = 1 - 1/n (I3), r_mean = r0, energy =
  * sum_{j,k} e^{beta <th_j, th_k>} / n^2 = (e^beta + n - 1)/n, and
  * speed_mean = |P A_j| / s_j = sqrt(n - 1)/2 dgamma/dt (|P A_j| =
- * sqrt(n - 1)/(e^b + n - 1) there).  Tolerance: the T4.1m.rates bound
- * (2 (n + d + 8) u + 4 d^2 u) a/|P A| with n^2 in place of n (the
- * energy's n^2 terms), times the row T4.1a.t. */
+ * sqrt(n - 1)/(e^b + n - 1) there).  Tolerance: a rounding bound that
+ * uses what this start makes exact, times the row T4.1a.t.  The
+ * directions are unit axes and Q = K = sqrt(c_l) I with sqrt(c_l) in
+ * {1, 2, 1/2}, so every score beta c_l <th_j, th_k> is exact (0 or
+ * beta c_l), and so is everything downstream of the weights except
+ * their own rounding: A_j's coordinates are single weights (sums of one
+ * product by 1 and exact zeros), <th_j, A_j> is the weight w_jj, and the
+ * tangent part A_j - w_jj th_j is exact (0 on th_j's axis, w_jk off it):
+ * no cancellation, so the worst-case amplification a/|P A| of T4.1m.rates
+ * does not apply here.  What rounds, relative to each quantity:
+ *   src rates: the exps (2 u each: af_exp_block's 1 ulp), Z (n - 1
+ *     additions of positive terms), the weight (2 u: 1/Z and a product):
+ *     (n + 3) u; |A_j| (d squares, d - 1 additions, sqrt): (d + 1) u;
+ *     alpha(t) (pow, a product: 4 u); the speed factor, the division by
+ *     it and c/a (2 u); the pair rate's sum of two products (u):
+ *     (n + d + 11) u;
+ *   src observables: the energy's n^2 positive terms e^{b <th_j,th_k>}
+ *     ((n^2 - 1) u, the exps 2 u, the division u): (n^2 + 2) u;
+ *     speed_mean (the rates' (n + d + 11) u and a mean of n terms):
+ *     (2n + d + 11) u; the others (gaps, var, r_mean) fewer;
+ *   theory (af_t41_F_w, af_t41_a_w, af_t41_alpha, the division F/s):
+ *     <= 12 u (two exps, sums, a square, sqrt, pow, divisions);
+ * hence (max(n^2 + 2, 2n + d + 11) + 12) u = 39 u = 4.3e-15 at n = d =
+ * 5 (was (2 (n^2 + d + 8) + 4 d^2) u a/|P A|: 7.5e-14 .. 3.9e-12). */
 #define TT_N 5
 #define TT_PREC 128
 static const double tt_layer_c[3] = {1.0, 4.0, 0.25};
@@ -1344,11 +1368,8 @@ static void claim_rates_t(af_vresult *r, const af_vctx *c, int arg)
       break;
     double b = p.beta;
     double v = af_t41_F_w(1.0, n, b) / s;
-    double aa = af_t41_a_w(1.0, n, b), cc = af_t41_c_w(1.0, n, b);
-    double pa = sqrt(fmax(aa * aa - cc * cc, 0.0));
-    double amp = pa > 0 ? fmax(1.0, aa / pa) : 1.0;
-    bound = fmax(bound, (2.0 * (double) (n * n + d + 8) +
-                         4.0 * (double) (d * d)) * U * amp);
+    bound = (fmax((double) (n * n + 2), (double) (2 * n + d + 11)) + 12.0) *
+            U;
     struct {
       const char *name;
       int kind; /* 0 default kernel, 1 direct, 2 MPFR, 3 obs, 4 MPFR obs */
@@ -1433,11 +1454,29 @@ static void claim_rates_t(af_vresult *r, const af_vctx *c, int arg)
  * kernel (plain loops over Q^T K) and MPFR (the direct source at
  * KW_PREC bits) compute the same field, so they agree to the rounding of
  * the double paths; MPFR is the reference.  Bound per component, for
- * each double path: the scores beta <Q th_j, K th_k> carry
- * (2 d + 2) u beta |Q th_j| |K th_k|, which the weights carry
- * relatively; A_j sums n weighted |V th_k| <= Vmax; the tangent part and
- * the speed factor s_j = r_j add (d + 8) u: 2 (2 d + n + 8) u
- * (1 + beta Smax) Vmax / min(1, r_min), times the row T4.1w.kernels. */
+ * each double path, a first-order running bound from this run's own
+ * magnitudes (|M| the entrywise absolute value, theta_j = y_j/|y_j|):
+ *   directions: theta_j's normalization, (d + 2) u per coordinate;
+ *   scores: beta <Q th_j, K th_k> (BLAS: two d-term products and a
+ *     d-term dot; direct: Q^T K, then a bilinear form) within
+ *     (3 d + 5) u beta E_jk, E_jk = <|Q||th_j|, |K||th_k|> (both
+ *     orders of summation, the directions' error and the subtraction of
+ *     the row maximum, bounded by it);
+ *   weights: w_jk = exp(s_jk - max)/Z_j, relative
+ *     om_j = 2 max_k |ds_jk| + (n + 3) u (the score and Z's weighted
+ *     mean of the scores' errors; exp 2 u, Z n - 1 additions, 2 u);
+ *   A_ji = sum_k w_jk (V th_k)_i: da_ji = sum_k w_jk ((om_j + n u)
+ *     |(V th_k)_i| + (2 d + 2) u (|V||th_k|)_i);
+ *   c_j = <th_j, A_j>: dc_j = sum_i |th_ji| da_ji + (2 d + 2) u
+ *     sum_i |th_ji A_ji|;
+ *   P_ji = A_ji - c_j th_ji: da_ji + |th_ji| dc_j + (d + 3) u |c_j th_ji|
+ *     + u |P_ji|; the field P_ji / r_j one more u, dr_j/dt = c_j;
+ * plus u/2 for MPFR's rounding to double.  The magnitudes are this run's
+ * (double) values: a second-order change.  Measured: the largest ratio
+ * of |f_double - f_MPFR| to its component's bound, against the row
+ * T4.1w.kernels.  (Was one worst case for every component,
+ * 2 (2 d + n + 8) u (1 + beta Smax) Vmax / min(1, r_min) = 4.4e-14
+ * against errors of 1.7e-16; now the largest ratio is 0.014.) */
 #define KW_N 6
 #define KW_D 4
 #define KW_PREC 128
@@ -1486,51 +1525,100 @@ static void claim_kernels(af_vresult *r, const af_vctx *c, int arg)
     goto out;
   }
   af_mp_vec_get_d(dym, mdy, N);
-  /* Smax, Vmax from the matrices (row-major, applied as M th). */
-  double qn[KW_N], kn[KW_N], vmax = 0, smax = 0, rmin = INFINITY, fmag = 0;
+  /* The bound of each component from this run's magnitudes. */
+  const double *Qm = W->Q[0], *Km = W->K[0], *Vm = W->V[0];
+  double th[KW_N * KW_D], aq[KW_N * KW_D], ak[KW_N * KW_D], av[KW_N * KW_D],
+      G[KW_N * KW_D], qt[KW_N * KW_D], kt[KW_N * KW_D], bnd[KW_N * KW_D + KW_N];
   for (size_t j = 0; j < n; j++) {
-    double q2 = 0, k2 = 0, v2 = 0;
-    for (size_t a = 0; a < d; a++) {
-      double qa = 0, ka = 0, va = 0;
-      for (size_t b = 0; b < d; b++) {
-        double th = y[j * d + b];
-        qa += W->Q[0][a * d + b] * th;
-        ka += W->K[0][a * d + b] * th;
-        va += W->V[0][a * d + b] * th;
-      }
-      q2 += qa * qa;
-      k2 += ka * ka;
-      v2 += va * va;
-    }
-    qn[j] = sqrt(q2);
-    kn[j] = sqrt(k2);
-    vmax = fmax(vmax, sqrt(v2));
-    rmin = fmin(rmin, y[n * d + j]);
+    double nr = 0;
+    for (size_t b = 0; b < d; b++)
+      nr += y[j * d + b] * y[j * d + b];
+    nr = sqrt(nr);
+    for (size_t b = 0; b < d; b++)
+      th[j * d + b] = y[j * d + b] / nr;
   }
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = 0; j < n; j++)
-      smax = fmax(smax, qn[i] * kn[j]);
-  double worst = 0;
+  for (size_t j = 0; j < n; j++)
+    for (size_t a = 0; a < d; a++) {
+      double q = 0, k = 0, v = 0, sq = 0, sk = 0, sv = 0;
+      for (size_t b = 0; b < d; b++) {
+        double t = th[j * d + b];
+        q += Qm[a * d + b] * t;
+        k += Km[a * d + b] * t;
+        v += Vm[a * d + b] * t;
+        sq += fabs(Qm[a * d + b] * t);
+        sk += fabs(Km[a * d + b] * t);
+        sv += fabs(Vm[a * d + b] * t);
+      }
+      qt[j * d + a] = q;
+      kt[j * d + a] = k;
+      G[j * d + a] = v;
+      aq[j * d + a] = sq;
+      ak[j * d + a] = sk;
+      av[j * d + a] = sv;
+    }
+  double smax = 0, vmax = 0, fmag = 0;
+  for (size_t j = 0; j < n; j++) {
+    double sc[KW_N], mx = -INFINITY, z = 0, eps = 0, wt[KW_N];
+    for (size_t k = 0; k < n; k++) {
+      double e = 0, sv = 0;
+      for (size_t a = 0; a < d; a++) {
+        sv += qt[j * d + a] * kt[k * d + a];
+        e += aq[j * d + a] * ak[k * d + a];
+      }
+      sc[k] = beta * sv;
+      mx = fmax(mx, sc[k]);
+      eps = fmax(eps, (double) (3 * d + 5) * U * beta * e);
+      smax = fmax(smax, beta * e);
+    }
+    for (size_t k = 0; k < n; k++)
+      z += (wt[k] = exp(sc[k] - mx));
+    double om = 2.0 * eps + (double) (n + 3) * U;
+    double A[KW_D], da[KW_D], cj = 0, dc = 0, rj = y[n * d + j];
+    for (size_t i = 0; i < d; i++) {
+      A[i] = da[i] = 0;
+      for (size_t k = 0; k < n; k++) {
+        double wk = wt[k] / z;
+        A[i] += wk * G[k * d + i];
+        da[i] += wk * ((om + (double) n * U) * fabs(G[k * d + i]) +
+                       (double) (2 * d + 2) * U * av[k * d + i]);
+      }
+      cj += th[j * d + i] * A[i];
+      vmax = fmax(vmax, fabs(A[i]));
+    }
+    for (size_t i = 0; i < d; i++)
+      dc += fabs(th[j * d + i]) * da[i] +
+            (double) (2 * d + 2) * U * fabs(th[j * d + i] * A[i]);
+    for (size_t i = 0; i < d; i++) {
+      double P = A[i] - cj * th[j * d + i];
+      double dP = da[i] + fabs(th[j * d + i]) * dc +
+                  (double) (d + 3) * U * fabs(cj * th[j * d + i]) +
+                  U * fabs(P);
+      bnd[j * d + i] = (dP + U * fabs(P)) / rj + 0.5 * U * fabs(P / rj);
+    }
+    bnd[n * d + j] = dc + 0.5 * U * fabs(cj);
+  }
+  double worst = 0, wabs = 0;
   const char *where = "";
   for (size_t i = 0; i < N; i++) {
     fmag = fmax(fmag, fabs(dym[i]));
-    double eb = fabs(dyb[i] - dym[i]), ed = fabs(dyd[i] - dym[i]);
+    double eb = fabs(dyb[i] - dym[i]) / bnd[i],
+           ed = fabs(dyd[i] - dym[i]) / bnd[i];
     if (!(eb <= worst)) {
       worst = eb;
+      wabs = fabs(dyb[i] - dym[i]);
       where = "BLAS";
     }
     if (!(ed <= worst)) {
       worst = ed;
+      wabs = fabs(dyd[i] - dym[i]);
       where = "direct";
     }
   }
-  double bound = 2.0 * (double) (2 * d + n + 8) * U * (1.0 + beta * smax) *
-                 vmax / fmin(1.0, rmin);
-  af_v_abs(r, worst, 0.0, fac * bound);
+  af_v_abs(r, worst, 0.0, fac);
   af_v_note(r, "Pre-LN n=%zu d=%zu beta=%g, Kaiming Q,K,V (seed 11), uniform "
-            "start: max |f_double - f_MPFR| %.3g (%s kernel) of |f| %.3g; "
-            "bound %.3g (Smax %.3g, Vmax %.3g)", n, d, beta, worst, where,
-            fmag, fac * bound, smax, vmax);
+            "start: max |f_double - f_MPFR| / its component's bound %.3g "
+            "(%s kernel: %.3g) of |f| %.3g; beta E_jk <= %.3g, |A| <= %.3g",
+            n, d, beta, worst, where, wabs, fmag, smax, vmax);
 out:
   mpfr_clear(mt);
   af_mp_vec_free(my, N);
@@ -1555,10 +1643,11 @@ out:
  * digits of b_13 swapped), one in the embedded weights to 8.  Also the
  * adaptive run at tol VN_TOL against rk8pd at VN_TOL_REF: the global
  * error must stay within N tol max(1, |y|) (N accepted steps; measured
- * 0.002 of it).  Not caught: the sign of a_31 (stage 3 enters only
- * stages 4 and 5, which carry no weight): the order stays 9 (9.31) and
- * the error constant grows 1900-fold, which the adaptive run's own
- * estimate follows (error 8.5e-12 against 2.9e-12). */
+ * 0.002 of it).  Not caught here: the sign of a_31 (stage 3 enters only
+ * stages 4 and 5, which carry no weight): on this field the order stays
+ * 9 at these steps (9.31) and the error constant grows 1900-fold, which
+ * the adaptive run's own estimate follows (error 8.5e-12 against
+ * 2.9e-12); N.vern9.stages catches it (row 3 no longer sums to c_3). */
 #define VN_T 4.0
 #define VN_H 2.0
 #define VN_N 6
@@ -1640,6 +1729,134 @@ static void claim_vern9(af_vresult *r, const af_vctx *c, int arg)
   (void) c;
 }
 
+/* ------------------------------------------------------------------ */
+/* N.vern9.stages: Vern9's tableau read back through the stepper         */
+/* ------------------------------------------------------------------ */
+
+/* Butcher's row-sum condition c_i = sum_j a_ij: a Runge-Kutta method
+ * treats time as one more state component (t' = 1) only if every stage
+ * is evaluated at the time its own increments reach; without it the
+ * method applied to a field that depends on t (Mix-LN, nGPT's alpha(t),
+ * LN-Scaling, per-layer weights) is not the method applied to the
+ * autonomous form, and the order conditions verified for autonomous
+ * fields say nothing.  With it, sum_i b_i = 1 (order 1 of the propagated
+ * solution) and sum_i e_i = 0 (the embedded solution consistent too, so
+ * the error estimate is O(h^2) at least).  The coefficients are read back
+ * through the stepper itself (af_step_vern9): one step of h = 1 from
+ * t = 0, y = 0 with a field that returns 1 at its m-th call and 0
+ * otherwise makes k_m = 1, every other k_j = 0, so the i-th call sees
+ * t = c_i and y = a_im exactly (a product by 1 and sums of zeros), the
+ * call after the stages y = b_m, and yerr = e_m.  Rounding bound of each
+ * identity: the 40-digit coefficients rounded to double, u/2 relative
+ * each (the exact values satisfy it to 1e-39, src/rkv98.c), and the sum
+ * taken here with compensated summation (Neumaier; error
+ * <= u |s| + 2 k^2 u^2 sum |x|, Higham 2002 sec. 4.3):
+ *     |sum_j a_ij - c_i| <= u/2 (sum_j |a_ij| + |c_i|) + u |c_i|
+ *                           + 2 k^2 u^2 sum_j |a_ij|
+ * (b with c = 1; e with c = 0).  The row N.vern9.stages is a factor on
+ * it.  A slip in one a_ij breaks its row's sum by 2 |a_ij| (a sign) or
+ * more: the sign of a_31 breaks row 3 by 0.078 while the order on the
+ * autonomous field of N.vern9 stays 9 at h >= 1/4 (measured 9.31); on
+ * other fields it is lower (the pendulum: global order 7.2, the error
+ * 1e4 times Vern9's at h = 1/16). */
+#define VS_S 16 /* stages; the field is called once more at the new point */
+
+typedef struct {
+  size_t k, m;
+  double t[VS_S + 1], y[VS_S + 1];
+} vs_rec;
+
+static int vs_field(double t, const double y[], double dydt[], void *p)
+{
+  vs_rec *r = p;
+  if (r->k <= VS_S) {
+    r->t[r->k] = t;
+    r->y[r->k] = y[0];
+  }
+  dydt[0] = r->k == r->m ? 1.0 : 0.0;
+  r->k++;
+  return GSL_SUCCESS;
+}
+
+/* Neumaier's compensated sum of x[0..k-1]; *abs = sum |x|. */
+static double vs_sum(const double *x, size_t k, double *abs)
+{
+  double s = 0, comp = 0, a = 0;
+  for (size_t i = 0; i < k; i++) {
+    double t = s + x[i];
+    comp += fabs(s) >= fabs(x[i]) ? (s - t) + x[i] : (x[i] - t) + s;
+    s = t;
+    a += fabs(x[i]);
+  }
+  *abs = a;
+  return s + comp;
+}
+
+static void claim_vern9_stages(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double fac = af_v_tol(c, "N.vern9.stages");
+  /* A[i][m] (call i, stage m; 0-based), B[m], E[m], c[i] */
+  double A[VS_S][VS_S], B[VS_S], E[VS_S], C[VS_S];
+  gsl_odeiv2_step *s = gsl_odeiv2_step_alloc(af_step_vern9, 1);
+  if (s == NULL) {
+    af_v_error(r, AF_ENOMEM, "N.vern9.stages");
+    return;
+  }
+  int st = GSL_SUCCESS;
+  size_t calls = 0;
+  for (size_t m = 0; m < VS_S && st == GSL_SUCCESS; m++) {
+    vs_rec rec = {0, m, {0}, {0}};
+    gsl_odeiv2_system sys = {vs_field, NULL, 1, &rec};
+    double y[1] = {0.0}, yerr[1], dydt_out[1];
+    gsl_odeiv2_step_reset(s);
+    st = gsl_odeiv2_step_apply(s, 0.0, 1.0, y, yerr, NULL, dydt_out, &sys);
+    calls = rec.k;
+    if (st != GSL_SUCCESS || rec.k != VS_S + 1)
+      break;
+    for (size_t i = 0; i < VS_S; i++) {
+      A[i][m] = rec.y[i];
+      C[i] = rec.t[i];
+    }
+    B[m] = rec.y[VS_S];
+    E[m] = yerr[0]; /* yerr = h sum_i e_i k_i, e = b8 - b9 */
+  }
+  gsl_odeiv2_step_free(s);
+  if (st != GSL_SUCCESS || calls != VS_S + 1) {
+    r->status = AF_V_ERROR;
+    af_v_note(r, "stepper status %d, %zu field calls per step (expected "
+              "%d)", st, calls, VS_S + 1);
+    return;
+  }
+  double worst = 0, wdev = 0;
+  const char *what = "";
+  size_t wi = 0;
+  for (size_t i = 0; i <= VS_S + 1; i++) {
+    /* rows 2..16 (a_ij, j < i), then b (c = 1), then e (c = 0) */
+    const double *x = i < VS_S ? A[i] : i == VS_S ? B : E;
+    size_t k = i < VS_S ? i : VS_S;
+    double ci = i < VS_S ? C[i] : i == VS_S ? 1.0 : 0.0, sa;
+    if (i == 0)
+      continue;
+    double sum = vs_sum(x, k, &sa);
+    double bnd = 0.5 * U * (sa + fabs(ci)) + U * fabs(ci) +
+                 2.0 * (double) (k * k) * U * U * sa;
+    double dev = fabs(sum - ci);
+    if (!(dev / bnd <= worst)) {
+      worst = dev / bnd;
+      wdev = dev;
+      wi = i;
+      what = i < VS_S ? "row sum - c_i" : i == VS_S ? "sum b - 1" : "sum e";
+    }
+  }
+  af_v_abs(r, worst, 0.0, fac);
+  af_v_note(r, "tableau read back through one step h = 1 per stage: worst "
+            "%s %.3g", what, wdev);
+  if (wi < VS_S)
+    af_v_note(r, " (stage %zu)", wi + 1);
+  af_v_note(r, ", %.3g of its rounding bound", worst);
+}
+
 const af_claim af_claims_power[] = {
   {"T4.1a.t", "mix-ln", AF_V_PASS, "T4.1a.t", claim_rates_t, 0,
    F_S | F_R | F_A, "tau = 2.5: field, observables at t = 0.5, 1.5, 3 on "
@@ -1656,6 +1873,8 @@ const af_claim af_claims_power[] = {
    0, "general Q, K, V: BLAS, direct and MPFR fields agree"},
   {"N.vern9", "", AF_V_PASS, "N.vern9", claim_vern9, 0, 0,
    "Vern9 in fixed steps: order 9"},
+  {"N.vern9.stages", "", AF_V_PASS, "N.vern9.stages", claim_vern9_stages, 0,
+   0, "Vern9's stages at the times their increments reach: c_i = sum_j a_ij"},
   {"T4.1m.alpha", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 0,
    F_S | F_A, "nGPT alpha = 0.5: gamma(t) of the scalar system"},
   {"T4.1m.decay", "ngpt", AF_V_PASS, "T4.1m.traj", claim_power, 1,

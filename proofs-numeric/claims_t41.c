@@ -167,20 +167,35 @@ static int t41_run(double *obs, unsigned long *steps, const af_model *m,
   return st;
 }
 
+/* The start of T4.1 and T4.1a: the row key, the simulated case, the
+ * model and theory's parameters for scheme arg; 0 (r already set) if the
+ * row is missing or the parameters are refused. */
+static int claim_setup(double *tol, t41_case *k, af_model *m,
+                       af_t41_params *p, af_vresult *r, const af_vctx *c,
+                       int arg, const char *key, const char *where)
+{
+  *tol = af_v_tol(c, key);
+  if (tol_missing(r, *tol, key))
+    return 0;
+  *k = case_sim(c);
+  int st = setup(m, p, c, k, (af_scheme_id) arg);
+  if (st != AF_OK) {
+    af_v_error(r, st, where);
+    return 0;
+  }
+  return 1;
+}
+
 static void claim_t41(af_vresult *r, const af_vctx *c, int arg)
 {
-  const char *key = "T4.1.cos_mean";
-  double fac = af_v_tol(c, key);
-  if (tol_missing(r, fac, key))
-    return;
-  t41_case k = case_sim(c);
+  double fac;
+  t41_case k;
   af_model m;
   af_t41_params p;
-  int st = setup(&m, &p, c, &k, (af_scheme_id) arg);
-  if (st != AF_OK) {
-    af_v_error(r, st, "T4.1 parameters");
+  if (!claim_setup(&fac, &k, &m, &p, r, c, arg, "T4.1.cos_mean",
+                   "T4.1 parameters"))
     return;
-  }
+  int st;
   size_t nt = T41_NOUT + 1;
   double *times = malloc(nt * sizeof *times);
   double *gam = malloc(3 * nt * sizeof *gam), *gam2 = gam + nt,
@@ -270,18 +285,14 @@ out:
 
 static void claim_t41a(af_vresult *r, const af_vctx *c, int arg)
 {
-  const char *key = "T4.1a.velocity";
-  double tol = af_v_tol(c, key);
-  if (tol_missing(r, tol, key))
-    return;
-  t41_case k = case_sim(c);
+  double tol;
+  t41_case k;
   af_model m;
   af_t41_params p;
-  int st = setup(&m, &p, c, &k, (af_scheme_id) arg);
-  if (st != AF_OK) {
-    af_v_error(r, st, "T4.1a parameters");
+  if (!claim_setup(&tol, &k, &m, &p, r, c, arg, "T4.1a.velocity",
+                   "T4.1a parameters"))
     return;
-  }
+  int st;
   size_t N = af_state_size(k.n, k.d), n = k.n, d = k.d;
   double *y = malloc(N * sizeof *y), *dy = malloc(N * sizeof *dy);
   af_work *w = af_work_alloc(n, d);
