@@ -561,12 +561,45 @@ static double t43_delta(size_t n, double beta)
   return 0.5 * af_cl_t43_delta_max(n, beta);
 }
 
+/* The smallest cosine between two tokens' directions of the state y:
+ * T4.3's hypothesis is that it is at least 1 - delta at t = 0. */
+static double min_pair_cos(const double *y, size_t n, size_t d)
+{
+  double m = INFINITY;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      double ni = 0, nj = 0, ip = 0;
+      for (size_t l = 0; l < d; l++) {
+        ni += y[i * d + l] * y[i * d + l];
+        nj += y[j * d + l] * y[j * d + l];
+        ip += y[i * d + l] * y[j * d + l];
+      }
+      m = fmin(m, ip / sqrt(ni * nj));
+    }
+  return m;
+}
+
+/* T4.3 holds for starts with every cosine >= 1 - delta: the claims check
+ * that hypothesis on the start they use (cos0, exactly: no tolerance),
+ * so a start outside it is a FAIL, not a vacuous pass.  (The cap
+ * generator keeps every token within angle phi of a centre, cos(2 phi)
+ * >= 1 - delta, so cos0 sits above 1 - delta by construction.) */
+static void t43_hypothesis(af_vresult *r, double cos0, double delta)
+{
+  if (!(cos0 >= 1 - delta)) {
+    r->status = AF_V_FAIL;
+    af_v_note(r, " -- hypothesis violated: min cos(0) = 1 - %.3g < 1 - "
+              "delta = 1 - %.3g", 1 - cos0, delta);
+  }
+}
+
 /* T4.3a: r_k(0) + (1 - 4 delta) t <= r_k(t) <= r_k(0) + t.  Measured:
  * min over tokens and output times t >= 1 of the room to the nearer bound
  * per unit time, min((r - lo)/t, (hi - r)/t) (>= 0 if the bounds hold).
  * Two weight settings: Q = K = V = I, and random Q, K (V = I) scaled so
  * that |Q^T K|_op = 1. */
 static int t43a_case(double *room, double *lo_room, double *hi_room,
+                     double *cos0,
                      const af_vctx *c, af_scheme_id s, size_t n, size_t d,
                      double beta, double delta, double T, int random_qk)
 {
@@ -579,6 +612,7 @@ static int t43a_case(double *room, double *lo_room, double *hi_room,
   snprintf(spec, sizeof spec, "cap:%.17g", delta);
   if (rc == AF_OK)
     rc = af_init_state(y, NULL, spec, n, d, 1.0, 4300 + (unsigned) random_qk);
+  *cos0 = rc == AF_OK ? min_pair_cos(y, n, d) : NAN;
   af_model m;
   af_v_model(&m, c, n, d, beta, s);
   if (rc == AF_OK && random_qk) {
@@ -643,10 +677,10 @@ static void claim_t43a(af_vresult *r, const af_vctx *c, int arg)
   af_scheme_id s = (af_scheme_id) arg;
   size_t n = is_quick(c) ? 6 : 16, d = 3;
   double beta = 1, delta = t43_delta(n, beta), T = is_quick(c) ? 20 : 200;
-  double room[2], lo[2], hi[2];
+  double room[2], lo[2], hi[2], cos0[2];
   for (int q = 0; q < 2; q++) {
-    int rc = t43a_case(&room[q], &lo[q], &hi[q], c, s, n, d, beta, delta, T,
-                       q);
+    int rc = t43a_case(&room[q], &lo[q], &hi[q], &cos0[q], c, s, n, d, beta,
+                       delta, T, q);
     if (rc != AF_OK) {
       af_v_error(r, rc, q ? "T4.3a random QK" : "T4.3a");
       return;
@@ -656,6 +690,7 @@ static void claim_t43a(af_vresult *r, const af_vctx *c, int arg)
   af_v_note(r, "n=%zu d=3 beta=1 cap delta=%.3g T=%g; room/t to lower, "
             "upper bound: I %.3g %.3g; random QK %.3g %.3g", n, delta, T,
             lo[0], hi[0], lo[1], hi[1]);
+  t43_hypothesis(r, fmin(cos0[0], cos0[1]), delta);
 }
 
 /* T4.3b and T4.3c along one trajectory.  At each output time t >= T0
@@ -684,6 +719,7 @@ typedef struct {
   double T0, floor, var_lo, var_hi;
   double qmin, qmax, rdev, rdev_var, var_last, t_last, var_first;
   size_t nq, nr, n;
+  double cos0, delta; /* the start's smallest cosine; its cap's delta */
 } t43_ctx;
 
 #define T43_STOP (-1) /* output callback: Var below the floor */
@@ -856,11 +892,15 @@ static int t43_case(t43_ctx *x, const af_vctx *c, af_scheme_id s, int quick)
   if (y == NULL)
     return AF_ENOMEM;
   char spec[64];
-  snprintf(spec, sizeof spec, "cap:%.17g", t43_delta(n, beta));
+  double delta = t43_delta(n, beta);
+  snprintf(spec, sizeof spec, "cap:%.17g", delta);
   int rc = af_init_state(y, NULL, spec, n, d, 1.0, 4400);
+  double cos0 = rc == AF_OK ? min_pair_cos(y, n, d) : NAN;
   if (rc == AF_OK)
     rc = t43_run(x, &m, y, t43_horizon(s, is_quick(c)), floor, var_lo,
                  var_hi);
+  x->cos0 = cos0; /* t43_run clears x */
+  x->delta = delta;
   free(y);
   return rc;
 }
@@ -892,6 +932,7 @@ static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
   if (x.nq == 0) {
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "no output time with Var above the floor");
+    t43_hypothesis(r, x.cos0, x.delta);
     return;
   }
   interval_check(r, x.qmin, x.qmax, AF_CL_T43B_LOWER, AF_CL_T43B_UPPER,
@@ -900,6 +941,7 @@ static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
             "%.4g] over %zu times t in [%g, %.4g], Var %.3g..%.3g", x.n,
             x.qmin,
             x.qmax, x.nq, x.T0, x.t_last, x.var_first, x.var_last);
+  t43_hypothesis(r, x.cos0, x.delta);
 }
 
 static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
@@ -911,6 +953,7 @@ static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
     r->status = AF_V_INCONCLUSIVE;
     af_v_note(r, "Var never in [var_min, var_max]: no asymptotic window "
               "(Var %.3g at t=%.4g)", x.var_last, x.t_last);
+    t43_hypothesis(r, x.cos0, x.delta);
     return;
   }
   af_v_abs(r, 1.0 + x.rdev, 1.0, af_v_tol(c, "T4.3c"));
@@ -918,6 +961,7 @@ static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
             "%.3g) over %zu times, last t=%.4g Var %.3g", x.n, x.rdev,
             x.rdev_var, x.nr,
             x.t_last, x.var_last);
+  t43_hypothesis(r, x.cos0, x.delta);
 }
 
 /* T4.3 as the paper prints it (delta < 1/(100 n^2 beta^2) only): at
