@@ -102,6 +102,9 @@ static const pcase cases[] = {
   {AF_NGPT, 3, 2, 6, 1.0, 1.0, 1.0, 0.0, 1.0, W_MIXED, 2.0, P_DIRECT, 0.6, 4.0},
   /* 23: beta = 800 on the BLAS path (scores above log(DBL_MAX)) */
   {AF_LN_SCALING, 2, 64, 2, 800.0, 1.0, 1.0, 0.0, 1.0, W_NONE, 1, P_BLAS, 0.00625, 40.0},
+  /* 24: case 19 on the direct kernel (general weights, scores 1000: its
+   * softmax needs the max subtraction too) */
+  {AF_PRE_LN, 2, 3, 3, 500.0, 1.0, 1.0, 0.0, 1.0, W_SCALED, 2, P_DIRECT, 0.005, 40.0},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 
@@ -1917,6 +1920,8 @@ const af_claim af_claims_power[] = {
    F_S | F_A, "beta = 800, BLAS path: exp(800) overflows unshifted"},
   {"T4.1w.beta1000", "post-ln", AF_V_PASS, "T4.1m.traj", claim_power, 19,
    F_S | F_A, "beta = 500, Q = K = sqrt(2) I: the flow at beta 1000"},
+  {"T4.1w.beta1000", "pre-ln", AF_V_PASS, "T4.1m.traj", claim_power, 24,
+   F_S | F_R | F_A, "as T4.1w.beta1000, direct kernel"},
   {"T4.1w.scaled", "peri-ln", AF_V_PASS, "T4.1m.traj", claim_power, 20,
    F_S | F_R | F_A, "Q = K = sqrt(2.5) I, V = I: the flow at beta 2.5"},
   {"T4.1w.mixed", "pre-ln", AF_V_PASS, "T4.1m.traj", claim_power, 21,
