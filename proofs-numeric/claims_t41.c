@@ -591,6 +591,11 @@ static double exp_trunc(const af_t41_terminal *law, const af_t41_params *p,
   return post;
 }
 
+/* The arg of T4.1b's nGPT row with a decaying schedule: alpha(t) =
+ * 1.5 (1+t)^(-1/2), whose law runs on the clock int alpha = 3 (sqrt(1+t)
+ * - 1) (theory/t41_mp.c takes alpha and the decay from the model). */
+#define T41B_NGPT_DECAY 100
+
 static void claim_t41b(af_vresult *r, const af_vctx *c, int arg)
 {
   const char *kode = "T4.1b.slope_ode";
@@ -598,9 +603,17 @@ static void claim_t41b(af_vresult *r, const af_vctx *c, int arg)
   af_model m;
   af_t41_params p;
   af_t41_terminal law;
-  int st = setup(&m, &p, c, &k, (af_scheme_id) arg);
+  af_scheme_id sid = arg == T41B_NGPT_DECAY ? AF_NGPT : (af_scheme_id) arg;
+  int st = setup(&m, &p, c, &k, sid);
+  if (st == AF_OK && arg == T41B_NGPT_DECAY) {
+    m.alpha = 1.5;
+    m.alpha_decay = 0.5;
+    af_model clean = m;
+    clean.fault = 0;
+    st = af_t41_params_from_model(&p, &clean, k.r0);
+  }
   if (st == AF_OK)
-    st = af_t41_terminal_law(&law, (af_scheme_id) arg);
+    st = af_t41_terminal_law(&law, sid);
   if (st != AF_OK) {
     af_v_error(r, st, "T4.1b parameters");
     return;
@@ -626,9 +639,16 @@ static void claim_t41b(af_vresult *r, const af_vctx *c, int arg)
       double x = 1.0 + TAIL_DX_SQRT * (double) i; /* x = sqrt(t + 1) */
       times[nt++] = x * x - 1.0;
     }
-  else /* x = int alpha = alpha t (decay 0) or a slower clock: still fine */
+  else if (p.alpha_decay == 0) /* x = int alpha = alpha t */
     for (size_t i = 1; i <= TAIL_NMAX; i++)
       times[nt++] = TAIL_DX * (double) i;
+  else /* x = int alpha = alpha ((1+t)^(1-q) - 1)/(1-q), 0 < q < 1: the
+          times where x = TAIL_DX i (q = 1: x = alpha ln(1+t)) */
+    for (size_t i = 1; i <= TAIL_NMAX; i++) {
+      double x = TAIL_DX * (double) i / p.alpha, q = p.alpha_decay;
+      times[nt++] = q == 1 ? expm1(x)
+                           : pow(1.0 + (1.0 - q) * x, 1.0 / (1.0 - q)) - 1.0;
+    }
   mp_tail T;
   mpfr_t *u = af_mp_vec_alloc(nt, TAIL_PREC);
   mpfr_t xa, xb, dx, sn, so, tmp, e;
@@ -900,6 +920,8 @@ const af_claim af_claims_t41[] = {
    AF_PERI_LN, F_S | F_R | F_A, "1-gamma ~ C t^{-2}; slopes = scalar ODE's"},
   {"T4.1b", "ngpt", AF_V_PASS, "T4.1b.exponent", claim_t41b, AF_NGPT,
    F_S, "1-gamma ~ C e^{-2 int alpha}"},
+  {"T4.1b", "ngpt", AF_V_PASS, "T4.1b.exponent", claim_t41b,
+   T41B_NGPT_DECAY, F_S, "alpha(t) = 1.5 (1+t)^-1/2: 1-gamma ~ C e^{-2 int alpha}"},
   {"T4.1b", "ln-scaling", AF_V_PASS, "T4.1b.exponent", claim_t41b,
    AF_LN_SCALING, F_S, "1-gamma ~ C e^{-4 sqrt(t+1)}"},
   /* T4.1c: K depends on beta, r and the speed. */
