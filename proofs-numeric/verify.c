@@ -281,6 +281,7 @@ static const struct {
   {af_claims_cluster, &af_claims_cluster_count},
   {af_claims_power, &af_claims_power_count},
   {af_claims_attnmodes, &af_claims_attnmodes_count},
+  {af_claims_mp, &af_claims_mp_count},
   {af_claims_cert, &af_claims_cert_count},
 };
 

@@ -105,6 +105,7 @@ AF_CLAIM_TABLE(af_claims_cluster)
 AF_CLAIM_TABLE(af_claims_cert)
 AF_CLAIM_TABLE(af_claims_power)
 AF_CLAIM_TABLE(af_claims_attnmodes)
+AF_CLAIM_TABLE(af_claims_mp)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */
