@@ -109,10 +109,10 @@ static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
 
 const af_claim af_claims_mp[] = {
   {"N.mp", "ngpt", AF_V_PASS, "N.mp", claim_mp, AF_MP_GBS,
-   AF_FAULT_SPEED | AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
+   AF_FAULT_SPEED | AF_FAULT_ATTENTION,
    "mp-gbs: error <= its estimate <= tol, time-dependent field"},
   {"N.mp", "ngpt", AF_V_PASS, "N.mp", claim_mp, AF_MP_GAUSS,
-   AF_FAULT_SPEED | AF_FAULT_RADIAL | AF_FAULT_ATTENTION,
+   AF_FAULT_SPEED | AF_FAULT_ATTENTION,
    "mp-gauss: error <= its estimate <= tol, time-dependent field"},
 };
 
