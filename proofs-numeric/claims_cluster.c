@@ -64,18 +64,7 @@ static void opts(af_integ_opts *o, double rtol, double atol)
   o->atol = atol;
 }
 
-/* th = y_j / |y_j| for every token. */
-static void unit_dirs(double *th, const double *y, size_t n, size_t d)
-{
-  for (size_t j = 0; j < n; j++) {
-    double q = 0;
-    for (size_t i = 0; i < d; i++)
-      q += y[j * d + i] * y[j * d + i];
-    q = sqrt(q);
-    for (size_t i = 0; i < d; i++)
-      th[j * d + i] = y[j * d + i] / q;
-  }
-}
+#define unit_dirs af_v_unit_dirs /* th = y_j / |y_j| (verify.c) */
 
 static double dot(const double *a, const double *b, size_t d)
 {

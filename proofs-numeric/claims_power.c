@@ -1532,14 +1532,7 @@ static void claim_kernels(af_vresult *r, const af_vctx *c, int arg)
   const double *Qm = W->Q[0], *Km = W->K[0], *Vm = W->V[0];
   double th[KW_N * KW_D], aq[KW_N * KW_D], ak[KW_N * KW_D], av[KW_N * KW_D],
       G[KW_N * KW_D], qt[KW_N * KW_D], kt[KW_N * KW_D], bnd[KW_N * KW_D + KW_N];
-  for (size_t j = 0; j < n; j++) {
-    double nr = 0;
-    for (size_t b = 0; b < d; b++)
-      nr += y[j * d + b] * y[j * d + b];
-    nr = sqrt(nr);
-    for (size_t b = 0; b < d; b++)
-      th[j * d + b] = y[j * d + b] / nr;
-  }
+  af_v_unit_dirs(th, y, n, d);
   for (size_t j = 0; j < n; j++)
     for (size_t a = 0; a < d; a++) {
       double q = 0, k = 0, v = 0, sq = 0, sk = 0, sv = 0;

@@ -207,6 +207,18 @@ void af_v_rel(af_vresult *r, double m, double p, double tol)
   set(r, m, p, tol, err <= t, t > 0 ? (t - err) / t : -err);
 }
 
+void af_v_unit_dirs(double *th, const double *y, size_t n, size_t d)
+{
+  for (size_t j = 0; j < n; j++) {
+    double q = 0;
+    for (size_t i = 0; i < d; i++)
+      q += y[j * d + i] * y[j * d + i];
+    q = sqrt(q);
+    for (size_t i = 0; i < d; i++)
+      th[j * d + i] = y[j * d + i] / q;
+  }
+}
+
 void af_v_le(af_vresult *r, double m, double bound, double slack)
 {
   double room = bound + slack - m;

@@ -144,6 +144,8 @@ void af_v_model(af_model *m, const af_vctx *c, size_t n, size_t d,
 void af_v_abs(af_vresult *r, double measured, double predicted, double tol);
 /* |measured - predicted| <= tol |predicted|. */
 void af_v_rel(af_vresult *r, double measured, double predicted, double tol);
+/* th = y_j / |y_j| for each of the n tokens of y (d numbers each). */
+void af_v_unit_dirs(double *th, const double *y, size_t n, size_t d);
 /* measured <= bound + slack (one-sided). */
 void af_v_le(af_vresult *r, double measured, double bound, double slack);
 /* measured >= bound - slack (one-sided). */
