@@ -43,6 +43,16 @@
 
 /* ------------------------------------------------------------ table */
 
+/* A column name: the char array buf printed from fmt and the arguments
+ * of the variadic function it stands in. */
+#define FIG_VNAME(buf, fmt)                  \
+  do {                                       \
+    va_list ap_;                             \
+    va_start(ap_, fmt);                      \
+    vsnprintf(buf, sizeof buf, fmt, ap_);    \
+    va_end(ap_);                             \
+  } while (0)
+
 static void fig_table_init(fig_table *t) {
   memset(t, 0, sizeof *t);
   af_prov_init(&t->prov);
@@ -57,10 +67,7 @@ static void fig_table_free(fig_table *t) {
 
 long fig_col(fig_table *t, const char *fmt, ...) {
   char buf[128];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
+  FIG_VNAME(buf, fmt);
   char **nn = realloc(t->names, (t->ncol + 1) * sizeof *nn);
   if (nn == NULL) return -1;
   t->names = nn;
@@ -165,10 +172,7 @@ static const char *fig_prov_get(const fig_table *t, const char *key) {
 
 long fig_cap_col(fig_cap *c, const char *fmt, ...) {
   char buf[128];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
+  FIG_VNAME(buf, fmt);
   long k = fig_find(c->t, buf);
   if (k < 0) c->rc = AF_EPARSE;
   return k;
@@ -263,6 +267,19 @@ int fig_prov_case(fig_table *t, const fig_cfg *c, size_t n, size_t d,
   if (rc == AF_OK) rc = af_prov_add_double(&t->prov, "beta", beta);
   if (rc == AF_OK) rc = af_prov_add_str(&t->prov, "init", init);
   if (rc == AF_OK) rc = af_prov_add_ulong(&t->prov, "seed", c->seed);
+  return rc;
+}
+
+int fig_prov_grid(fig_table *t, double t_end, double dt) {
+  int rc = af_prov_add_double(&t->prov, "t_end", t_end);
+  if (rc == AF_OK) rc = af_prov_add_double(&t->prov, "output_dt", dt);
+  return rc;
+}
+
+int fig_prov_strs(fig_table *t, const char *const (*kv)[2], size_t n) {
+  int rc = AF_OK;
+  for (size_t k = 0; k < n && rc == AF_OK; k++)
+    rc = af_prov_add_str(&t->prov, kv[k][0], kv[k][1]);
   return rc;
 }
 
@@ -380,6 +397,10 @@ void fig_runs_free(double **obs, double **st, int count) {
   }
 }
 
+void fig_free_all(void *const *p, size_t n) {
+  for (size_t k = 0; k < n; k++) free(p[k]);
+}
+
 const char *fig_scheme_name(int s) {
   return af_scheme_get((af_scheme_id)s)->name;
 }
@@ -404,8 +425,8 @@ double fig_dir_dist(const double *a, const double *b, size_t d) {
 typedef struct {
   const char *name;
   const char *summary;
-  int (*fn)(fig_table *t, const fig_cfg *c);
-  int (*cap)(fig_cap *c); /* NULL: no generated caption */
+  fig_fn *fn;
+  fig_cap_fn *cap; /* NULL: no generated caption */
 } fig_def;
 
 static int fig_cap_write_cb(FILE *f, void *vctx) {

@@ -90,6 +90,10 @@ int fig_prov_head(fig_table *t, const fig_cfg *c);
 /* Size and seeded start of a case: n, d, beta, init, seed. */
 int fig_prov_case(fig_table *t, const fig_cfg *c, size_t n, size_t d,
                   double beta, const char *init);
+/* The output grid of fig_linear_times(t_end, dt): t_end, output_dt. */
+int fig_prov_grid(fig_table *t, double t_end, double dt);
+/* Text lines kv[k][0]: kv[k][1], k = 0..n-1, in order. */
+int fig_prov_strs(fig_table *t, const char *const (*kv)[2], size_t n);
 /* The integrator of o as PREFIXmethod and PREFIXh or PREFIXrtol,
  * PREFIXatol. */
 int fig_prov_integ(fig_table *t, const char *prefix, const af_integ_opts *o);
@@ -118,27 +122,24 @@ int fig_runs(double **obs, double **st, const char *const *names,
              double cluster_cos, const fig_cfg *c);
 void fig_runs_free(double **obs, double **st, int count);
 const char *fig_scheme_name(int s);
+/* free() of each of the n buffers p[0..n-1] (NULL allowed); FIG_FREE(a,
+ * b, ...) frees the scratch buffers of a panel, after it ran or failed. */
+void fig_free_all(void *const *p, size_t n);
+#define FIG_FREE(...)                                                   \
+  fig_free_all((void *[]){__VA_ARGS__},                                 \
+               sizeof((void *[]){__VA_ARGS__}) / sizeof(void *))
 /* |a/|a| - b/|b|| of two tokens of dimension d. */
 double fig_dir_dist(const double *a, const double *b, size_t d);
 
 /* ------------------------------------------------------------ figures */
 
-int fig_f1(fig_table *T, const fig_cfg *c);
-int fig_cap_f1(fig_cap *c);
-int fig_c1(fig_table *T, const fig_cfg *c);
-int fig_cap_c1(fig_cap *c);
-int fig_c1traj(fig_table *T, const fig_cfg *c);
-int fig_cap_c1traj(fig_cap *c);
-int fig_c2(fig_table *T, const fig_cfg *c);
-int fig_cap_c2(fig_cap *c);
-int fig_c3(fig_table *T, const fig_cfg *c);
-int fig_c4(fig_table *T, const fig_cfg *c);
-int fig_cap_phase(fig_cap *c); /* C3 and C4 */
-int fig_f2(fig_table *T, const fig_cfg *c);
-int fig_cap_f2(fig_cap *c);
-int fig_c5(fig_table *T, const fig_cfg *c);
-int fig_cap_c5(fig_cap *c);
-int fig_conv(fig_table *T, const fig_cfg *c);
-int fig_cap_conv(fig_cap *c);
+/* A figure computes its table; its caption writer reads only the table. */
+typedef int fig_fn(fig_table *T, const fig_cfg *c);
+typedef int fig_cap_fn(fig_cap *c);
+
+fig_fn fig_f1, fig_c1, fig_c1traj, fig_c2, fig_c3, fig_c4, fig_f2, fig_c5,
+    fig_conv;
+fig_cap_fn fig_cap_f1, fig_cap_c1, fig_cap_c1traj, fig_cap_c2,
+    fig_cap_phase /* C3 and C4 */, fig_cap_f2, fig_cap_c5, fig_cap_conv;
 
 #endif

@@ -57,15 +57,14 @@ int fig_c1(fig_table *T, const fig_cfg *c) {
   if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "scheme", "post-ln");
   if (rc == AF_OK)
     rc = fig_prov_case(T, c, n, d, beta, "uniform (Gaussian, normalized)");
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  if (rc == AF_OK) rc = fig_prov_grid(T, t_end, dt);
   if (rc == AF_OK) rc = fig_prov_runs(T, rname, o, R_N);
-  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "ref_fixed_steps", "yes");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "columns",
-                         "cos_R = mean pairwise cosine of run R; dcos_R = "
-                         "cos_R - cos_ref; dx_R = max_j |theta_j^R - "
-                         "theta_j^ref|");
+  static const char *const notes[][2] = {
+      {"ref_fixed_steps", "yes"},
+      {"columns", "cos_R = mean pairwise cosine of run R; dcos_R = "
+                  "cos_R - cos_ref; dx_R = max_j |theta_j^R - "
+                  "theta_j^ref|"}};
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
   if (rc == AF_OK)
     rc = fig_runs(obs, st, rname, o, R_N, y0, times, nt, &m, 0.9999, c);
   long ct = fig_col(T, "t"), cc[R_N], cd[R_N], cx[R_N];
@@ -86,8 +85,7 @@ int fig_c1(fig_table *T, const fig_cfg *c) {
     }
   }
   fig_runs_free(obs, st, R_N);
-  free(y0);
-  free(times);
+  FIG_FREE(y0, times);
   return rc;
 }
 
@@ -123,8 +121,7 @@ int fig_c1traj(fig_table *T, const fig_cfg *c) {
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "tau", m.tau);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  if (rc == AF_OK) rc = fig_prov_grid(T, t_end, dt);
   if (rc == AF_OK) rc = fig_prov_integ(T, "", &o);
   for (int s = 0; s < AF_SCHEME_COUNT && rc == AF_OK; s++) {
     fig_note(c, "paths of %s", fig_scheme_name(s));
@@ -207,9 +204,7 @@ int fig_c1traj(fig_table *T, const fig_cfg *c) {
       }
     }
   for (int s = 0; s < AF_SCHEME_COUNT; s++) free(st[s]);
-  free(times);
-  free(y0);
-  free(y);
+  FIG_FREE(times, y0, y);
   return rc;
 }
 

@@ -47,8 +47,7 @@ int fig_c2(fig_table *T, const fig_cfg *c) {
                          fig_c2_angles[3], fig_c2_angles[4]);
   if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "seed", "unused (fixed start)");
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "cluster_cos", ccos);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", t_end);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", dt);
+  if (rc == AF_OK) rc = fig_prov_grid(T, t_end, dt);
   if (rc == AF_OK) rc = fig_prov_runs(T, rname, o, R_N);
   if (rc == AF_OK)
     rc = af_prov_add_str(&T->prov, "columns",

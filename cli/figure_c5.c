@@ -55,13 +55,13 @@ int fig_c5(fig_table *T, const fig_cfg *c) {
                          "grid, ln(gap) interpolated linearly");
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "ode_grid_dt", dt);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "ode_t_max", t_max);
-  if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "seed", "unused (deterministic)");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "columns",
-                         "beta; tclosed_n<N>, tode_n<N>: time at which gamma "
-                         "reaches 1 - threshold_gap from gamma(0) = 0 (NaN: "
-                         "not by ode_t_max); beta*(t) is the staircase "
-                         "(tclosed, beta)");
+  static const char *const notes[][2] = {
+      {"seed", "unused (deterministic)"},
+      {"columns", "beta; tclosed_n<N>, tode_n<N>: time at which gamma "
+                  "reaches 1 - threshold_gap from gamma(0) = 0 (NaN: "
+                  "not by ode_t_max); beta*(t) is the staircase "
+                  "(tclosed, beta)"}};
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
   long cb = fig_col(T, "beta"), cc[5], co[5];
   for (size_t i = 0; i < nn; i++) {
     cc[i] = fig_col(T, "tclosed_n%zu", ns[i]);
@@ -83,8 +83,7 @@ int fig_c5(fig_table *T, const fig_cfg *c) {
     }
   }
   fig_note_done(c);
-  free(times);
-  free(gap);
+  FIG_FREE(times, gap);
   return rc;
 }
 

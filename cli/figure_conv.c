@@ -173,30 +173,24 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
                          "(mp-gauss order %u, %lu steps, %.3g s)",
                          tol_ref, (long)prec_ref, check, gst.order, gst.steps,
                          gsecs);
-  if (rc == AF_OK)
-    rc = af_prov_add_str(
-        &T->prov, "method_ids",
-        "0 rk8pd, 1 rkf45, 2 rk4, 3 rkck, 4 msadams, 5 layers (af_method), "
-        "10 mp-gauss (4 stages, order 8), 11 mp-gbs (5 rows, order 10)");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(
-        &T->prov, "runs",
-        "fixed = 1: fixed steps h = t_end/N (rk8pd, rkf45, rkck with "
-        "af_integ_opts.fixed; rk4; layers); fixed = 0: adaptive, tol = rtol "
-        "= atol (GSL) or af_mp_opts.tol at 128 bits (MPFR)");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(
-        &T->prov, "columns",
-        "method (id), fixed, h (fixed step, else NaN), tol (else NaN), steps "
-        "(accepted), nevals (right-hand sides), time (CPU s of the thread: "
-        "least of 3 repetitions for double, one run for MPFR), err = "
-        "max_i |y_i(t_end) - ref_i| over directions and radii, hmean = "
-        "t_end/steps, order "
-        "(nominal)");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "timing",
-                         "one thread, CPU time (CLOCK_THREAD_CPUTIME_ID) of "
-                         "af_integrate / af_mp_integrate alone");
+  static const char *const notes[][2] = {
+      {"method_ids",
+       "0 rk8pd, 1 rkf45, 2 rk4, 3 rkck, 4 msadams, 5 layers (af_method), "
+       "10 mp-gauss (4 stages, order 8), 11 mp-gbs (5 rows, order 10)"},
+      {"runs",
+       "fixed = 1: fixed steps h = t_end/N (rk8pd, rkf45, rkck with "
+       "af_integ_opts.fixed; rk4; layers); fixed = 0: adaptive, tol = rtol "
+       "= atol (GSL) or af_mp_opts.tol at 128 bits (MPFR)"},
+      {"columns",
+       "method (id), fixed, h (fixed step, else NaN), tol (else NaN), steps "
+       "(accepted), nevals (right-hand sides), time (CPU s of the thread: "
+       "least of 3 repetitions for double, one run for MPFR), err = "
+       "max_i |y_i(t_end) - ref_i| over directions and radii, hmean = "
+       "t_end/steps, order "
+       "(nominal)"},
+      {"timing", "one thread, CPU time (CLOCK_THREAD_CPUTIME_ID) of "
+                 "af_integrate / af_mp_integrate alone"}};
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 4);
 
   static const char *const cname[CV_NCOL] = {
       "method", "fixed", "h", "tol", "steps", "nevals", "time", "err",
@@ -286,8 +280,7 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
   }
   af_mp_work_free(wref);
   if (ref) af_mp_vec_free(ref, ss);
-  free(y0);
-  free(refd);
+  FIG_FREE(y0, refd);
   return rc;
 }
 

@@ -84,9 +84,7 @@ static int fig_f1_mp(fig_table *T, long col, const double *times, size_t nt,
   if (obs) af_mp_vec_free(obs, AF_OBS_COUNT);
   if (y) af_mp_vec_free(y, ss);
   af_mp_work_free(w);
-  free(rows);
-  free(y0);
-  free(ts);
+  FIG_FREE(rows, y0, ts);
   return rc;
 }
 
@@ -270,12 +268,7 @@ int fig_f1(fig_table *T, const fig_cfg *c) {
                          dmp, gmin, mst.steps, mst.err_est);
   }
   fig_note_done(c);
-  free(g);
-  free(w);
-  free(r);
-  free(obs);
-  free(y);
-  free(times);
+  FIG_FREE(g, w, r, obs, y, times);
   return rc;
 }
 

@@ -64,16 +64,14 @@ int fig_f2(fig_table *T, const fig_cfg *c) {
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", d);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "beta", beta);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "layers", L);
-  if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "weights",
-                         "Kaiming normal N(0, 1/d) Q, K, V per layer "
-                         "(af_weights_kaiming), layer_dt = h, the same for "
-                         "both starts and every scheme");
-  if (rc == AF_OK)
-    rc = af_prov_add_str(&T->prov, "init",
-                         "u: uniform (Gaussian, normalized), r_j = 1 (unit "
-                         "scale of T4.1); g: gaussian, r_j = |x_j| (sqrt(d) "
-                         "convention); the same directions");
+  static const char *const notes[][2] = {
+      {"weights", "Kaiming normal N(0, 1/d) Q, K, V per layer "
+                  "(af_weights_kaiming), layer_dt = h, the same for "
+                  "both starts and every scheme"},
+      {"init", "u: uniform (Gaussian, normalized), r_j = 1 (unit "
+               "scale of T4.1); g: gaussian, r_j = |x_j| (sqrt(d) "
+               "convention); the same directions"}};
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
@@ -115,12 +113,7 @@ int fig_f2(fig_table *T, const fig_cfg *c) {
     }
   fig_note_done(c);
   af_weights_free(wts);
-  free(times);
-  free(y0[ST_U]);
-  free(y0[ST_G]);
-  free(y);
-  free(obs);
-  free(st);
+  FIG_FREE(times, y0[ST_U], y0[ST_G], y, obs, st);
   return rc;
 }
 

@@ -49,11 +49,16 @@ static double fig_t_half(const double *m, const double *times, size_t nt) {
  * fraction of pairs with cosine > 0.999 on the grid beta x t. */
 typedef struct {
   size_t n, d, nbeta, nsys;
-  double b_lo, b_hi, t_end, dt, alpha;
+  double t_end;
+  size_t ref_stride; /* reference sweep on every ref_stride-th beta only */
+} fig_phase_size;
+
+typedef struct {
+  fig_phase_size z; /* the sizes, those of --quick in place */
+  double b_lo, b_hi, dt, alpha;
   const af_scheme_id *schemes;
   size_t nschemes;
   const char *title;
-  size_t ref_stride; /* reference sweep on every ref_stride-th beta only */
 } fig_phase_cfg;
 
 static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
@@ -63,18 +68,18 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   fig_runs_lay_adapt_ref(o); /* R_LAY, R_ADAPT, R_REF */
   const double thr = 0.999;
   size_t nt;
-  double *times = fig_linear_times(&nt, p->t_end, p->dt);
-  double *betas = malloc(p->nbeta * sizeof *betas);
-  double *sbetas = malloc(p->nbeta * sizeof *sbetas);
-  const size_t nrun = p->nbeta * p->nsys;
+  double *times = fig_linear_times(&nt, p->z.t_end, p->dt);
+  double *betas = malloc(p->z.nbeta * sizeof *betas);
+  double *sbetas = malloc(p->z.nbeta * sizeof *sbetas);
+  const size_t nrun = p->z.nbeta * p->z.nsys;
   double *frac = malloc(nrun * (times ? nt : 1) * sizeof *frac);
-  double *mean = malloc(p->nbeta * (times ? nt : 1) * sizeof *mean);
+  double *mean = malloc(p->z.nbeta * (times ? nt : 1) * sizeof *mean);
   int *st = malloc(nrun * sizeof *st);
   int rc = (times && betas && sbetas && frac && mean && st) ? AF_OK : AF_ENOMEM;
-  for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++)
-    betas[b] = p->nbeta == 1 ? p->b_lo
+  for (size_t b = 0; b < p->z.nbeta && rc == AF_OK; b++)
+    betas[b] = p->z.nbeta == 1 ? p->b_lo
                              : p->b_lo + (p->b_hi - p->b_lo) * (double)b /
-                                             (double)(p->nbeta - 1);
+                                             (double)(p->z.nbeta - 1);
   if (rc == AF_OK) rc = fig_prov_head(T, c);
   if (rc == AF_OK) rc = af_prov_add_str(&T->prov, "case", p->title);
   if (rc == AF_OK) {
@@ -84,17 +89,17 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
                s ? "," : "", fig_scheme_name((int)p->schemes[s]));
     rc = af_prov_add_str(&T->prov, "schemes", buf);
   }
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", p->n);
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", p->d);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "n", p->z.n);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "d", p->z.d);
   if (rc == AF_OK)
     rc = af_prov_add_fmt(&T->prov, "beta", "%zu values %g + (%g - %g) k/%zu",
-                         p->nbeta, p->b_lo, p->b_hi, p->b_lo,
-                         p->nbeta > 1 ? p->nbeta - 1 : 1);
-  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "systems", p->nsys);
+                         p->z.nbeta, p->b_lo, p->b_hi, p->b_lo,
+                         p->z.nbeta > 1 ? p->z.nbeta - 1 : 1);
+  if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "systems", p->z.nsys);
   if (rc == AF_OK)
     rc = af_prov_add_fmt(&T->prov, "ref_betas",
                          "every %zu-th beta from the first (other rows of "
-                         "the ref columns NaN)", p->ref_stride);
+                         "the ref columns NaN)", p->z.ref_stride);
   if (rc == AF_OK)
     rc = af_prov_add_str(&T->prov, "init",
                          "uniform (Gaussian, normalized), r = 1; start k has "
@@ -103,8 +108,7 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", p->alpha);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "cos_threshold", thr);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "t_end", p->t_end);
-  if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "output_dt", p->dt);
+  if (rc == AF_OK) rc = fig_prov_grid(T, p->z.t_end, p->dt);
   if (rc == AF_OK) rc = fig_prov_runs(T, rname, o, R_N);
 #ifdef _OPENMP
   if (rc == AF_OK)
@@ -131,8 +135,8 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
       if (cf[s][k] < 0 || ch[s][k] < 0) rc = AF_ENOMEM;
     }
   if (cb < 0 || ct < 0) rc = AF_ENOMEM;
-  if (rc == AF_OK) rc = fig_rows(T, p->nbeta * nt);
-  for (size_t b = 0; b < p->nbeta && rc == AF_OK; b++)
+  if (rc == AF_OK) rc = fig_rows(T, p->z.nbeta * nt);
+  for (size_t b = 0; b < p->z.nbeta && rc == AF_OK; b++)
     for (size_t i = 0; i < nt; i++) {
       *fig_at(T, b * nt + i, cb) = betas[b];
       *fig_at(T, b * nt + i, ct) = times[i];
@@ -140,17 +144,17 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
   for (size_t s = 0; s < p->nschemes && rc == AF_OK; s++) {
     const char *sn = fig_scheme_name((int)p->schemes[s]);
     af_model m;
-    af_model_init(&m, p->n, p->d, 1.0, p->schemes[s]);
+    af_model_init(&m, p->z.n, p->z.d, 1.0, p->schemes[s]);
     m.alpha = p->alpha;
     for (int k = 0; k < R_N && rc == AF_OK; k++) {
       /* The reference sweep costs most (rtol 1e-13): on a subset of the
        * betas, every ref_stride-th (the other rows of its columns NaN). */
-      const size_t stride = k == R_REF ? p->ref_stride : 1;
-      const size_t nbk = (p->nbeta + stride - 1) / stride;
-      const size_t nrunk = nbk * p->nsys;
+      const size_t stride = k == R_REF ? p->z.ref_stride : 1;
+      const size_t nbk = (p->z.nbeta + stride - 1) / stride;
+      const size_t nrunk = nbk * p->z.nsys;
       for (size_t b = 0; b < nbk; b++) sbetas[b] = betas[b * stride];
       af_sweep_spec sw;
-      af_sweep_spec_init(&sw, &m, sbetas, nbk, p->nsys, times, nt);
+      af_sweep_spec_init(&sw, &m, sbetas, nbk, p->z.nsys, times, nt);
       sw.seed = c->seed;
       sw.opts = o[k];
       sw.cos_threshold = thr;
@@ -175,9 +179,9 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
         double *mb = mean + b * nt;
         for (size_t i = 0; i < nt; i++) {
           double sum = 0;
-          for (size_t q = 0; q < p->nsys; q++)
-            sum += frac[(bk * p->nsys + q) * nt + i];
-          mb[i] = sum / (double)p->nsys;
+          for (size_t q = 0; q < p->z.nsys; q++)
+            sum += frac[(bk * p->z.nsys + q) * nt + i];
+          mb[i] = sum / (double)p->z.nsys;
         }
         double th = fig_t_half(mb, times, nt);
         for (size_t i = 0; i < nt; i++) {
@@ -197,7 +201,7 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
     }
     /* Largest differences of the mean fraction (descriptive). */
     double dlay = 0, dref = 0;
-    for (size_t r = 0; r < p->nbeta * nt && rc == AF_OK; r++) {
+    for (size_t r = 0; r < p->z.nbeta * nt && rc == AF_OK; r++) {
       double a = *fig_at(T, r, cf[s][R_ADAPT]);
       dlay = fmax(dlay, fabs(*fig_at(T, r, cf[s][R_LAY]) - a));
       dref = fmax(dref, fabs(*fig_at(T, r, cf[s][R_REF]) - a));
@@ -211,47 +215,37 @@ static int fig_phase(fig_table *T, const fig_cfg *c, const fig_phase_cfg *p) {
                            dlay, dref);
   }
   fig_note_done(c);
-  free(times);
-  free(betas);
-  free(sbetas);
-  free(frac);
-  free(mean);
-  free(st);
+  FIG_FREE(times, betas, sbetas, frac, mean, st);
   return rc;
 }
 
-int fig_c3(fig_table *T, const fig_cfg *c) {
-  static const af_scheme_id sch[1] = {AF_POST_LN};
-  fig_phase_cfg p = {32, 2, 90, 2048, 0.1, 9, 30, 0.5, 1.0, sch, 1,
-                     "C3: SA (Post-LN) on the circle, Q = K = V = I", 10};
-  if (c->quick) {
-    p.n = 8;
-    p.nbeta = 6;
-    p.nsys = 4;
-    p.t_end = 5;
-    p.dt = 0.5;
-    p.ref_stride = 2;
-  }
-  if (c->systems) p.nsys = c->systems;
+static const af_scheme_id fig_c3_schemes[1] = {AF_POST_LN};
+static const af_scheme_id fig_c4_schemes[4] = {AF_POST_LN, AF_PRE_LN,
+                                               AF_PERI_LN, AF_NGPT};
+
+/* C3 and C4: the case, then its sizes under --quick. */
+static const struct {
+  fig_phase_cfg full;
+  fig_phase_size quick;
+} fig_phase_cases[2] = {
+    {{{32, 2, 90, 2048, 30, 10}, 0.1, 9, 0.5, 1.0, fig_c3_schemes, 1,
+      "C3: SA (Post-LN) on the circle, Q = K = V = I"},
+     {8, 2, 6, 4, 5, 2}},
+    {{{64, 16, 20, 16, 50, 1}, 0.1, 15, 0.5, 0.2, fig_c4_schemes, 4,
+      "C4: Post-, Pre-, Peri-LN, nGPT (alpha = 0.2), Q = K = V = I"},
+     {8, 4, 4, 2, 5, 1}}};
+
+/* Case k of fig_phase_cases at the sizes of c (--quick, --systems). */
+static int fig_phase_case(fig_table *T, const fig_cfg *c, int k) {
+  fig_phase_cfg p = fig_phase_cases[k].full;
+  if (c->quick) p.z = fig_phase_cases[k].quick;
+  if (c->systems) p.z.nsys = c->systems;
   return fig_phase(T, c, &p);
 }
 
-int fig_c4(fig_table *T, const fig_cfg *c) {
-  static const af_scheme_id sch[4] = {AF_POST_LN, AF_PRE_LN, AF_PERI_LN,
-                                      AF_NGPT};
-  fig_phase_cfg p = {64, 16, 20, 16, 0.1, 15, 50, 0.5, 0.2, sch, 4,
-                     "C4: Post-, Pre-, Peri-LN, nGPT (alpha = 0.2), "
-                     "Q = K = V = I", 1};
-  if (c->quick) {
-    p.n = 8;
-    p.d = 4;
-    p.nbeta = 4;
-    p.nsys = 2;
-    p.t_end = 5;
-  }
-  if (c->systems) p.nsys = c->systems;
-  return fig_phase(T, c, &p);
-}
+int fig_c3(fig_table *T, const fig_cfg *c) { return fig_phase_case(T, c, 0); }
+
+int fig_c4(fig_table *T, const fig_cfg *c) { return fig_phase_case(T, c, 1); }
 
 /* Wall and CPU seconds of a sweep from its provenance line runs_R_S
  * ("..., N evaluations, W s wall, C s CPU (all threads)"). */
