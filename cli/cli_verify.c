@@ -194,6 +194,29 @@ static int write_report(const char *path, af_writer_fn writer, json_ctx *jc,
   return 1;
 }
 
+/* Index of v among words[0..n-1], -1 if it is none of them. */
+static int af_verify_word(const char *v, const char *const *words, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (strcmp(v, words[i]) == 0)
+      return i;
+  return -1;
+}
+
+/* Where the value of the text option `name` goes (claim, json, markdown,
+ * tolerances, write-certified), NULL if it is another option. */
+static const char **af_verify_text_opt(const char *name, const char **glob,
+                                       const char **json, const char **markdown,
+                                       const char **tolpath,
+                                       const char **certdir)
+{
+  const char *const names[] = {"claim", "json", "markdown", "tolerances",
+                               "write-certified"};
+  const char **dst[] = {glob, json, markdown, tolpath, certdir};
+  int i = af_verify_word(name, names, 5);
+  return i < 0 ? NULL : dst[i];
+}
+
 int af_cli_verify(int argc, char **argv)
 {
   static const af_cli_opt opts[] = {
@@ -216,44 +239,35 @@ int af_cli_verify(int argc, char **argv)
     if (k == -2)
       return AF_EXIT_USAGE;
     const char *name = opts[k].name;
+    const char **text = af_verify_text_opt(name, &glob, &json, &markdown,
+                                           &tolpath, &certdir);
+    int i;
     if (strcmp(name, "help") == 0) {
       fputs(verify_help, stdout);
       return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
-    } else if (strcmp(name, "level") == 0) {
-      if (strcmp(v, "quick") == 0)
-        ctx.level = AF_LEVEL_QUICK;
-      else if (strcmp(v, "full") == 0)
-        ctx.level = AF_LEVEL_FULL;
-      else {
+    } else if (text != NULL)
+      *text = v;
+    else if (strcmp(name, "level") == 0) {
+      static const char *const levels[] = {"quick", "full"};
+      if ((i = af_verify_word(v, levels, 2)) < 0) {
         af_cli_error("verify: --level must be quick or full, not '%s'", v);
         return AF_EXIT_USAGE;
       }
+      ctx.level = i == 0 ? AF_LEVEL_QUICK : AF_LEVEL_FULL;
       level = v;
-    } else if (strcmp(name, "claim") == 0)
-      glob = v;
-    else if (strcmp(name, "json") == 0)
-      json = v;
-    else if (strcmp(name, "markdown") == 0)
-      markdown = v;
-    else if (strcmp(name, "tolerances") == 0)
-      tolpath = v;
-    else if (strcmp(name, "list") == 0)
+    } else if (strcmp(name, "list") == 0)
       list = 1;
-    else if (strcmp(name, "write-certified") == 0)
-      certdir = v;
     else if (strcmp(name, "broken-only") == 0)
       ctx.broken_only = 1;
     else if (strcmp(name, "inject-fault") == 0) {
-      if (strcmp(v, "speed") == 0)
-        ctx.fault = AF_FAULT_SPEED;
-      else if (strcmp(v, "radial") == 0)
-        ctx.fault = AF_FAULT_RADIAL;
-      else if (strcmp(v, "attention") == 0)
-        ctx.fault = AF_FAULT_ATTENTION;
-      else {
+      static const char *const faults[] = {"speed", "radial", "attention"};
+      static const unsigned fault_bits[] = {AF_FAULT_SPEED, AF_FAULT_RADIAL,
+                                            AF_FAULT_ATTENTION};
+      if ((i = af_verify_word(v, faults, 3)) < 0) {
         af_cli_error("verify: --inject-fault must be speed, radial or attention, not '%s'", v);
         return AF_EXIT_USAGE;
       }
+      ctx.fault = fault_bits[i];
       fault = v;
     }
   }
