@@ -175,6 +175,15 @@ static int af_sweep_push(void **v, size_t *k, size_t *cap, size_t size) {
   return 1;
 }
 
+/* Append the item of `size` bytes to the array *v of *k items. */
+static int af_sweep_append(void **v, size_t *k, size_t *cap, const void *item,
+                           size_t size) {
+  if (!af_sweep_push(v, k, cap, size)) return 0;
+  memcpy((char *)*v + *k * size, item, size);
+  ++*k;
+  return 1;
+}
+
 /* Split a comma-separated list in place; calls f on each item. */
 typedef int (*af_sweep_item_fn)(void *ctx, const char *item);
 static int af_sweep_split(const char *opt, const char *s, af_sweep_item_fn f,
@@ -257,9 +266,7 @@ static int af_sweep_size_item(void *vctx, const char *item) {
   if (!af_cli_once(&val, *x->v, *x->k, sizeof val, NULL,
                    "--%s: %zu listed twice", x->opt, val))
     return 0;
-  if (!af_sweep_push((void **)x->v, x->k, &x->lc.cap, sizeof **x->v)) return 0;
-  (*x->v)[(*x->k)++] = val;
-  return 1;
+  return af_sweep_append((void **)x->v, x->k, &x->lc.cap, &val, sizeof val);
 }
 
 static int af_sweep_beta_add(af_sweep_lc *x, double b) {
@@ -272,10 +279,7 @@ static int af_sweep_beta_add(af_sweep_lc *x, double b) {
   if (!af_cli_once(&b, g->betas, g->nbeta, sizeof b, af_sweep_same_double,
                    "--beta: %.17g listed twice", b))
     return 0;
-  if (!af_sweep_push((void **)&g->betas, &g->nbeta, &x->cap, sizeof *g->betas))
-    return 0;
-  g->betas[g->nbeta++] = b;
-  return 1;
+  return af_sweep_append((void **)&g->betas, &g->nbeta, &x->cap, &b, sizeof b);
 }
 
 /* "B" or "START:STOP:STEP": START + k STEP for k = 0, 1, ... while it does
@@ -326,10 +330,7 @@ static int af_sweep_beta_item(void *vctx, const char *item) {
 
 static int af_sweep_seed_add(af_sweep_lc *x, unsigned long s) {
   af_sweep *g = x->g;
-  if (!af_sweep_push((void **)&g->seeds, &g->nseed, &x->cap, sizeof *g->seeds))
-    return 0;
-  g->seeds[g->nseed++] = s;
-  return 1;
+  return af_sweep_append((void **)&g->seeds, &g->nseed, &x->cap, &s, sizeof s);
 }
 
 /* "S" or "A-B" (A <= B). */
