@@ -35,6 +35,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +113,49 @@ static double parse_num(const char *s, const char *key)
   return v;
 }
 
+/* The options that store a text or a number in a field of opts. */
+typedef enum { OPT_TEXT, OPT_SIZE, OPT_ULONG, OPT_UINT, OPT_PREC, OPT_DOUBLE } opt_kind;
+typedef struct {
+  const char *key;
+  size_t off;
+  opt_kind kind;
+} bench_opt;
+
+/* Option --FIELD stores its value in o->FIELD. */
+#define OPT(field, kind) {"--" #field, offsetof(opts, field), kind}
+static const bench_opt bench_opts[] = {
+    OPT(n, OPT_SIZE), OPT(d, OPT_SIZE), OPT(seed, OPT_ULONG),
+    OPT(prec, OPT_PREC), OPT(order, OPT_UINT), OPT(tol, OPT_DOUBLE),
+    OPT(T, OPT_DOUBLE), OPT(spec, OPT_TEXT), OPT(init, OPT_TEXT),
+    OPT(out, OPT_TEXT), OPT(ref, OPT_TEXT), OPT(in, OPT_TEXT),
+    OPT(label, OPT_TEXT)};
+#undef OPT
+
+static const bench_opt *find_opt(const char *k)
+{
+  for (size_t i = 0; i < sizeof bench_opts / sizeof bench_opts[0]; i++)
+    if (!strcmp(k, bench_opts[i].key))
+      return &bench_opts[i];
+  return NULL;
+}
+
+static void set_opt(opts *o, const bench_opt *b, const char *v)
+{
+  void *field = (char *) o + b->off;
+  if (b->kind == OPT_TEXT) {
+    *(const char **) field = v;
+    return;
+  }
+  double x = parse_num(v, b->key);
+  switch (b->kind) {
+  case OPT_SIZE: *(size_t *) field = (size_t) x; break;
+  case OPT_ULONG: *(unsigned long *) field = (unsigned long) x; break;
+  case OPT_UINT: *(unsigned *) field = (unsigned) x; break;
+  case OPT_PREC: *(mpfr_prec_t *) field = (mpfr_prec_t) x; break;
+  default: *(double *) field = x; break;
+  }
+}
+
 static void parse_opts(opts *o, int argc, char **argv)
 {
   memset(o, 0, sizeof *o);
@@ -129,32 +173,9 @@ static void parse_opts(opts *o, int argc, char **argv)
     const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (v == NULL)
       usage();
-    if (!strcmp(k, "--n"))
-      o->n = (size_t) parse_num(v, k);
-    else if (!strcmp(k, "--d"))
-      o->d = (size_t) parse_num(v, k);
-    else if (!strcmp(k, "--seed"))
-      o->seed = (unsigned long) parse_num(v, k);
-    else if (!strcmp(k, "--spec"))
-      o->spec = v;
-    else if (!strcmp(k, "--init"))
-      o->init = v;
-    else if (!strcmp(k, "--out"))
-      o->out = v;
-    else if (!strcmp(k, "--ref"))
-      o->ref = v;
-    else if (!strcmp(k, "--in"))
-      o->in = v;
-    else if (!strcmp(k, "--label"))
-      o->label = v;
-    else if (!strcmp(k, "--prec"))
-      o->prec = (mpfr_prec_t) parse_num(v, k);
-    else if (!strcmp(k, "--tol"))
-      o->tol = parse_num(v, k);
-    else if (!strcmp(k, "--T"))
-      o->T = parse_num(v, k);
-    else if (!strcmp(k, "--order"))
-      o->order = (unsigned) parse_num(v, k);
+    const bench_opt *b = find_opt(k);
+    if (b != NULL)
+      set_opt(o, b, v);
     else if (!strcmp(k, "--scheme")) {
       if (af_scheme_lookup(&o->scheme, v) != AF_OK)
         die(v, AF_EINVAL);
