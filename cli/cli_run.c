@@ -266,16 +266,28 @@ static int af_run_parse_observables(af_run_cfg *c, const char *s) {
  * Then the common options after the integrator (af_run_parse_rest). */
 static int af_run_parse_rest(af_run_cfg *c);
 
+/* 0 (and the message) if an option of the other path than mp (1: MPFR,
+ * 0: double) is given, the first in the order below; else 1. */
+static int af_run_one_path(const char *const *a, int mp) {
+  static const int only[2][5] = {
+      {O_TOL, O_DIGITS, O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME},
+      {O_RTOL, O_ATOL}};
+  static const size_t count[2] = {5, 2};
+  static const char *const why[2] = {
+      "--%s needs --precision BITS (the MPFR path)",
+      "--%s is an option of the double integrators; with --precision use "
+      "--tol"};
+  for (size_t i = 0; i < count[mp]; i++)
+    if (a[only[mp][i]] != NULL) {
+      af_cli_error(why[mp], af_run_opts[only[mp][i]].name);
+      return 0;
+    }
+  return 1;
+}
+
 static int af_run_parse_mp(af_run_cfg *c) {
   const char *const *a = c->arg;
-  static const int double_only[] = {O_RTOL, O_ATOL};
-  for (size_t i = 0; i < sizeof double_only / sizeof double_only[0]; i++)
-    if (a[double_only[i]] != NULL) {
-      af_cli_error("--%s is an option of the double integrators; with "
-                   "--precision use --tol",
-                   af_run_opts[double_only[i]].name);
-      return AF_EXIT_USAGE;
-    }
+  if (!af_run_one_path(a, 1)) return AF_EXIT_USAGE;
   if (a[O_METHOD] && af_mp_method_lookup(&c->mp.method, a[O_METHOD]) != AF_OK) {
     af_cli_error("--method %s: with --precision the methods are mp-gauss and "
                  "mp-gbs",
@@ -497,14 +509,7 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
     }
     return af_run_parse_mp(c);
   }
-  static const int mp_only[] = {O_TOL, O_DIGITS, O_CHECKPOINT,
-                                O_CHECKPOINT_EVERY, O_RESUME};
-  for (size_t i = 0; i < sizeof mp_only / sizeof mp_only[0]; i++)
-    if (a[mp_only[i]] != NULL) {
-      af_cli_error("--%s needs --precision BITS (the MPFR path)",
-                   af_run_opts[mp_only[i]].name);
-      return AF_EXIT_USAGE;
-    }
+  if (!af_run_one_path(a, 0)) return AF_EXIT_USAGE;
   if (a[O_METHOD] && strncmp(a[O_METHOD], "mp-", 3) == 0) {
     af_cli_error("--method %s needs --precision BITS", a[O_METHOD]);
     return AF_EXIT_USAGE;
