@@ -64,7 +64,7 @@ int fig_c1(fig_table *T, const fig_cfg *c) {
       {"columns", "cos_R = mean pairwise cosine of run R; dcos_R = "
                   "cos_R - cos_ref; dx_R = max_j |theta_j^R - "
                   "theta_j^ref|"}};
-  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, sizeof notes / sizeof *notes);
   if (rc == AF_OK)
     rc = fig_runs(obs, st, rname, o, R_N, y0, times, nt, &m, 0.9999, c);
   long ct = fig_col(T, "t"), cc[R_N], cd[R_N], cx[R_N];

@@ -61,7 +61,7 @@ int fig_c5(fig_table *T, const fig_cfg *c) {
                   "reaches 1 - threshold_gap from gamma(0) = 0 (NaN: "
                   "not by ode_t_max); beta*(t) is the staircase "
                   "(tclosed, beta)"}};
-  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, sizeof notes / sizeof *notes);
   long cb = fig_col(T, "beta"), cc[5], co[5];
   for (size_t i = 0; i < nn; i++) {
     cc[i] = fig_col(T, "tclosed_n%zu", ns[i]);

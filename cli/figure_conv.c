@@ -190,7 +190,7 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
        "(nominal)"},
       {"timing", "one thread, CPU time (CLOCK_THREAD_CPUTIME_ID) of "
                  "af_integrate / af_mp_integrate alone"}};
-  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 4);
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, sizeof notes / sizeof *notes);
 
   static const char *const cname[CV_NCOL] = {
       "method", "fixed", "h", "tol", "steps", "nevals", "time", "err",

@@ -71,7 +71,7 @@ int fig_f2(fig_table *T, const fig_cfg *c) {
       {"init", "u: uniform (Gaussian, normalized), r_j = 1 (unit "
                "scale of T4.1); g: gaussian, r_j = |x_j| (sqrt(d) "
                "convention); the same directions"}};
-  if (rc == AF_OK) rc = fig_prov_strs(T, notes, 2);
+  if (rc == AF_OK) rc = fig_prov_strs(T, notes, sizeof notes / sizeof *notes);
   if (rc == AF_OK) rc = af_prov_add_ulong(&T->prov, "seed", c->seed);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha", m.alpha);
   if (rc == AF_OK) rc = af_prov_add_double(&T->prov, "alpha_decay", m.alpha_decay);
