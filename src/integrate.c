@@ -38,24 +38,9 @@ static const struct {
   {"vern9", 9, 0},
 };
 
-const char *af_method_name(af_method m)
-{
-  if ((int) m < 0 || m >= AF_METHOD_COUNT)
-    return NULL;
-  return af_methods[m].name;
-}
-
-int af_method_lookup(af_method *m, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_METHOD_COUNT; k++)
-    if (strcmp(af_methods[k].name, name) == 0) {
-      *m = (af_method) k;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+AF_DEFINE_NAME(af_method_name, af_method, af_methods, AF_METHOD_COUNT, .name)
+AF_DEFINE_LOOKUP(af_method_lookup, af_method, af_methods, AF_METHOD_COUNT,
+                 .name)
 
 /* Order of the solution GSL propagates: rk8pd its 8th-order one, rkf45
  * and rkck their 5th-order ones (local extrapolation: weights 16/135 and

@@ -276,24 +276,10 @@ void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
 static const char *const mp_method_names[AF_MP_METHOD_COUNT] = {"mp-gauss",
                                                                 "mp-gbs"};
 
-const char *af_mp_method_name(af_mp_method m)
-{
-  if ((int) m < 0 || m >= AF_MP_METHOD_COUNT)
-    return NULL;
-  return mp_method_names[m];
-}
-
-int af_mp_method_lookup(af_mp_method *m, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_MP_METHOD_COUNT; k++)
-    if (strcmp(mp_method_names[k], name) == 0) {
-      *m = (af_mp_method) k;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+AF_DEFINE_NAME(af_mp_method_name, af_mp_method, mp_method_names,
+               AF_MP_METHOD_COUNT, )
+AF_DEFINE_LOOKUP(af_mp_method_lookup, af_mp_method, mp_method_names,
+                 AF_MP_METHOD_COUNT, )
 
 void af_mp_opts_init(af_mp_opts *o)
 {
