@@ -103,6 +103,16 @@ void af_mp_vec_set(mpfr_t *dst, mpfr_t *src, size_t len)
     mpfr_set(dst[i], src[i], RND);
 }
 
+void af_mp_vec_dist2(mpfr_t r, mpfr_t *a, mpfr_t *b, size_t len, mpfr_t tmp)
+{
+  mpfr_set_zero(r, 1);
+  for (size_t i = 0; i < len; i++) {
+    mpfr_sub(tmp, a[i], b[i], RND);
+    mpfr_sqr(tmp, tmp, RND);
+    mpfr_add(r, r, tmp, RND);
+  }
+}
+
 /* max_i |a_i - b_i| 2^scale, rounded up to a double (scale lets values
  * below the double range be compared with the working precision). */
 static double maxdiff_scaled(mpfr_t *a, mpfr_t *b, size_t len, long scale)
