@@ -115,40 +115,40 @@ int af_cert_rhs(arb_t dgamma, arb_t dr, const arb_t t, const arb_t gamma,
 
 /* ---- closed forms (closed.c), independent of the integrator -------- */
 
+/* The one signature of the closed forms below: out, a function of the
+ * ball gamma of the cosine for n tokens at inverse temperature beta,
+ * computed at prec bits. */
+typedef int af_cert_gamma_map(arb_t out, const arb_t gamma, unsigned long n,
+                              double beta, long prec);
+
 /* T4.1d: Post-LN time to reach gamma from 0 (gamma a ball inside
  * (-1/(n-1), 1)):
  *   t = [I1 + I2 + (n-1)(ln(1 + (n-1)g) - ln(1 - g))] / (2n),
  *   I1 = Ei(b) - Ei(b(1-g)),
  *   I2 = e^{bn/(n-1)} [Ei(-b(1 + (n-1)g)/(n-1)) - Ei(-b/(n-1))]. */
-int af_cert_postln_time(arb_t t, const arb_t gamma, unsigned long n,
-                        double beta, long prec);
+af_cert_gamma_map af_cert_postln_time;
 /* T4.1d Pre-LN invariant (also Peri-LN by T4.1c):
  *   ln(r/r0) = [I1 + I2 - (n-1) ln(1-g) - ln(1 + (n-1)g)] / (2n). */
-int af_cert_preln_logr(arb_t logr, const arb_t gamma, unsigned long n,
-                       double beta, long prec);
+af_cert_gamma_map af_cert_preln_logr;
 /* P1 USA: time to reach gamma (derived by partial fractions,
  * 1/((1-g)(1+(n-1)g)) = [1/(1-g) + (n-1)/(1+(n-1)g)]/n):
  *   t = [e^{-b}(Ei(b) - Ei(b(1-g)))
  *        + e^{b/(n-1)}(Ei(-b(1+(n-1)g)/(n-1)) - Ei(-b/(n-1)))] / 2. */
-int af_cert_usa_time(arb_t t, const arb_t gamma, unsigned long n,
-                     double beta, long prec);
+af_cert_gamma_map af_cert_usa_time;
 
 /* nGPT with alpha = 1 (dgamma/dt = F/a): time to reach gamma as the
  * integral of a/F, in v = 1 - g: t = int_{1-gamma}^{1} sqrt(Q(v)) /
  * (2 v (n - (n-1) v)) dv (Q as in vode.c), by acb_calc_integrate
  * (rigorous Gauss-Legendre with error bounds) to about 2^-prec. */
-int af_cert_ngpt_time(arb_t t, const arb_t gamma, unsigned long n,
-                      double beta, long prec);
+af_cert_gamma_map af_cert_ngpt_time;
 /* Pre-LN and Peri-LN with r0 = 1: along the solution r = e^{Phi(gamma)}
  * (the T4.1d invariant, T4.1c for Peri-LN), so dgamma/dt = F/(r s') with
  * s' = 1 (Pre-LN) or a (Peri-LN) and t = int r s'/F dgamma, in v:
  *   Pre-LN   int_{1-gamma}^1 e^Phi (e^{bv} + n - 1) / (2 v P) dv,
  *   Peri-LN  int_{1-gamma}^1 e^Phi sqrt(Q) / (2 v P) dv,
  * Phi with Ei and E1 in Arb's complex functions (closed.c). */
-int af_cert_preln_time(arb_t t, const arb_t gamma, unsigned long n,
-                       double beta, long prec);
-int af_cert_periln_time(arb_t t, const arb_t gamma, unsigned long n,
-                        double beta, long prec);
+af_cert_gamma_map af_cert_preln_time;
+af_cert_gamma_map af_cert_periln_time;
 
 /* Same verdict as af_cert_check_tmap with the quadrature time map of
  * scheme (AF_NGPT, AF_PRE_LN, AF_PERI_LN), at the cost of one full
@@ -162,8 +162,7 @@ int af_cert_check_quad(int *verdict, const arb_t g, const arb_t T,
  * tmap(lo) < T < tmap(hi) (proven: the exact gamma(T) lies in [lo, hi]),
  * -1 if tmap(lo) > T or tmap(hi) < T (proven: it does not), 0 otherwise.
  * T is a ball (e.g. the LN-Scaling time 2(sqrt(t+1) - 1)). */
-typedef int (*af_cert_tmap)(arb_t t, const arb_t gamma, unsigned long n,
-                            double beta, long prec);
+typedef af_cert_gamma_map *af_cert_tmap;
 int af_cert_check_tmap(int *verdict, const arb_t g, const arb_t T,
                        af_cert_tmap tmap, unsigned long n, double beta,
                        long prec);

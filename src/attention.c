@@ -317,12 +317,9 @@ static int attention_fill(af_work *w, double t, const double *y,
   if (rc != AF_OK)
     return rc;
   w->nevals++;
-  /* The directions are finite here, so a non-finite output under the
-   * unnormalized USA weights (up to e^beta) is an overflow. */
-  for (size_t j = 0; j < w->n; j++)
-    if (!isfinite(w->a[j]) || !isfinite(w->c[j]))
-      return m->attn == AF_ATTN_USA ? AF_EOVERFLOW : AF_ENONFINITE;
-  return AF_OK;
+  /* The directions are finite here (USA's unnormalized weights reach
+   * e^beta); w->direct's a and c are w's (af_work_bind_generic_d). */
+  return af_attention_status_generic_d(w->direct, m);
 }
 
 int af_attention(double *A, double *pt, double *c, double *a, double t,

@@ -41,6 +41,10 @@ void af_mp_vec_get_d(double *x, mpfr_t *v, size_t len);
 void af_mp_vec_set(mpfr_t *dst, mpfr_t *src, size_t len);
 /* max_i |a_i - b_i| rounded up to a double. */
 double af_mp_vec_maxdiff(mpfr_t *a, mpfr_t *b, size_t len);
+/* r = sum_i (a_i - b_i)^2 at r's precision: each operation rounded to
+ * nearest, summed in order from i = 0 from +0; tmp is scratch (of the
+ * precision of a). */
+void af_mp_vec_dist2(mpfr_t r, mpfr_t *a, mpfr_t *b, size_t len, mpfr_t tmp);
 
 /* ---------------------------------------------------------- field */
 

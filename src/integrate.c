@@ -38,24 +38,9 @@ static const struct {
   {"vern9", 9, 0},
 };
 
-const char *af_method_name(af_method m)
-{
-  if ((int) m < 0 || m >= AF_METHOD_COUNT)
-    return NULL;
-  return af_methods[m].name;
-}
-
-int af_method_lookup(af_method *m, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_METHOD_COUNT; k++)
-    if (strcmp(af_methods[k].name, name) == 0) {
-      *m = (af_method) k;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+AF_DEFINE_NAME(af_method_name, af_method, af_methods, AF_METHOD_COUNT, .name)
+AF_DEFINE_LOOKUP(af_method_lookup, af_method, af_methods, AF_METHOD_COUNT,
+                 .name)
 
 /* Order of the solution GSL propagates: rk8pd its 8th-order one, rkf45
  * and rkck their 5th-order ones (local extrapolation: weights 16/135 and
@@ -186,26 +171,35 @@ static int check_times(const double *times, size_t ntimes)
   return AF_OK;
 }
 
-static int integrate_layers(double *y, const double *times, size_t ntimes,
-                            const af_model *m, const af_integ_opts *o,
-                            af_work *w, af_output_fn out, void *ctx,
-                            af_integ_stats *st)
+/* Where the results of an integrator (layers or GSL) go: the state at
+ * each output time to out, the statistics to st. */
+typedef struct {
+  const double *times;
+  size_t ntimes;
+  af_output_fn out;
+  void *ctx;
+  af_integ_stats *st;
+} integ_outputs;
+
+static int integrate_layers(double *y, const af_model *m,
+                            const af_integ_opts *o, af_work *w,
+                            const integ_outputs *to)
 {
   double h = o->h;
   if (!(h > 0) || !isfinite(h))
     return AF_EINVAL;
   /* Output times must be layer boundaries: |t - l h| within a relative
    * 1e-9, far above the rounding of l*h and far below any step. */
-  for (size_t k = 0; k < ntimes; k++) {
-    double l = nearbyint(times[k] / h);
-    if (fabs(times[k] - l * h) > 1e-9 * fmax(1.0, times[k]))
+  for (size_t k = 0; k < to->ntimes; k++) {
+    double l = nearbyint(to->times[k] / h);
+    if (fabs(to->times[k] - l * h) > 1e-9 * fmax(1.0, to->times[k]))
       return AF_EINVAL;
   }
-  size_t layer = (size_t) nearbyint(times[0] / h);
-  st->t_reached = times[0];
+  size_t layer = (size_t) nearbyint(to->times[0] / h);
+  to->st->t_reached = to->times[0];
   unsigned long nmax = o->max_steps ? o->max_steps : 10000000UL;
-  for (size_t k = 0; k < ntimes; k++) {
-    size_t target = (size_t) nearbyint(times[k] / h);
+  for (size_t k = 0; k < to->ntimes; k++) {
+    size_t target = (size_t) nearbyint(to->times[k] / h);
     unsigned long taken = 0;
     while (layer < target) {
       if (taken++ >= nmax)
@@ -214,14 +208,14 @@ static int integrate_layers(double *y, const double *times, size_t ntimes,
       if (rc != AF_OK)
         return rc;
       layer++;
-      st->steps++;
-      st->t_reached = (double) layer * h;
+      to->st->steps++;
+      to->st->t_reached = (double) layer * h;
       if (o->progress)
-        o->progress(st->t_reached, st->steps, o->progress_ctx);
+        o->progress(to->st->t_reached, to->st->steps, o->progress_ctx);
     }
-    st->t_reached = times[k];
-    if (out) {
-      int rc = out(times[k], y, ctx);
+    to->st->t_reached = to->times[k];
+    if (to->out) {
+      int rc = to->out(to->times[k], y, to->ctx);
       if (rc != 0)
         return rc;
     }
@@ -229,10 +223,8 @@ static int integrate_layers(double *y, const double *times, size_t ntimes,
   return AF_OK;
 }
 
-static int integrate_gsl(double *y, const double *times, size_t ntimes,
-                         const af_model *m, const af_integ_opts *o,
-                         af_work *w, af_output_fn out, void *ctx,
-                         af_integ_stats *st)
+static int integrate_gsl(double *y, const af_model *m, const af_integ_opts *o,
+                         af_work *w, const integ_outputs *to)
 {
   size_t dim = af_state_size(m->n, m->d);
   int fixed = af_method_fixed(o->method) || o->fixed;
@@ -245,7 +237,7 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
     return AF_EINVAL;
   gsl_set_error_handler_off(); /* the library never aborts */
   size_t counted = 0; /* steps of drv->e->count already in st->steps */
-  gsl_ctx c = {m, w, AF_OK, o, st, NULL, &counted, 0};
+  gsl_ctx c = {m, w, AF_OK, o, to->st, NULL, &counted, 0};
   gsl_odeiv2_system sys = {gsl_field, NULL, dim, &c};
   double h0 = (o->h > 0 && isfinite(o->h)) ? o->h : 1e-3;
   /* Fixed steps never consult the control; give it valid tolerances. */
@@ -257,12 +249,12 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
   c.e = drv->e;
   unsigned long nmax = o->max_steps ? o->max_steps : 10000000UL;
   gsl_odeiv2_driver_set_nmax(drv, nmax);
-  double t = times[0];
-  st->t_reached = t;
+  double t = to->times[0];
+  to->st->t_reached = t;
   int rc = AF_OK;
   double key = piece_key(m, t);
-  for (size_t k = 0; k < ntimes && rc == AF_OK; k++) {
-    double tk = times[k];
+  for (size_t k = 0; k < to->ntimes && rc == AF_OK; k++) {
+    double tk = to->times[k];
     unsigned long fixed_taken = 0;
     while (t < tk && rc == AF_OK) {
       double stop = af_next_breakpoint(m, t, tk);
@@ -298,14 +290,14 @@ static int integrate_gsl(double *y, const double *times, size_t ntimes,
           t = stop; /* exact: no accumulated rounding of t */
       } else
         gs = gsl_odeiv2_driver_apply(drv, &t, stop, y);
-      st->steps += drv->e->count - counted;
+      to->st->steps += drv->e->count - counted;
       counted = drv->e->count;
       rc = map_gsl_status(gs, &c);
-      st->t_reached = t;
+      to->st->t_reached = t;
     }
-    if (rc == AF_OK && out) {
+    if (rc == AF_OK && to->out) {
       w->seg_set = 0;
-      int orc = out(tk, y, ctx);
+      int orc = to->out(tk, y, to->ctx);
       if (orc != 0)
         rc = orc;
     }
@@ -337,10 +329,11 @@ int af_integrate(double *y, const double *times, size_t ntimes,
   if (rc != AF_OK)
     return rc;
   unsigned long ev0 = w->nevals;
+  integ_outputs to = {times, ntimes, out, ctx, st};
   if (o->method == AF_METHOD_LAYERS)
-    rc = integrate_layers(y, times, ntimes, m, o, w, out, ctx, st);
+    rc = integrate_layers(y, m, o, w, &to);
   else
-    rc = integrate_gsl(y, times, ntimes, m, o, w, out, ctx, st);
+    rc = integrate_gsl(y, m, o, w, &to);
   st->nevals = w->nevals - ev0;
   return rc;
 }

@@ -143,6 +143,36 @@ const af_blas_fns *af_blas(void);
  * input goes through these. */
 int af_size_mul(size_t *r, size_t a, size_t b);
 int af_size_add(size_t *r, size_t a, size_t b);
+/* The name tables (schemes, methods, observables, MPFR methods) have one
+ * lookup: the index k < count of the entry whose name is name, or -1 if
+ * none is (or name is NULL).  names points to the first entry's name,
+ * the next ones stride bytes apart: an array of strings, or the name
+ * member of the first row of a table of structs. */
+int af_name_index(const char *name, const char *const *names, size_t count,
+                  size_t stride);
+/* Define the name and lookup functions of an enumeration with a name
+ * table: const char *NAME_FN(TYPE v), the name of v (NULL out of range),
+ * and int LOOKUP_FN(TYPE *v, const char *name), *v the value named name
+ * (AF_EINVAL if there is none).  The table has COUNT rows indexed by the
+ * value; MEMBER selects a row's name (.name), empty for an array of
+ * strings. */
+#define AF_DEFINE_NAME(name_fn, type, table, count, member)                   \
+  const char *name_fn(type v)                                                 \
+  {                                                                           \
+    if ((int) v < 0 || v >= (count))                                          \
+      return NULL;                                                            \
+    return (table)[v] member;                                                 \
+  }
+#define AF_DEFINE_LOOKUP(lookup_fn, type, table, count, member)               \
+  int lookup_fn(type *v, const char *name)                                    \
+  {                                                                           \
+    int k = af_name_index(name, &(table)[0] member, (count),                  \
+                          sizeof (table)[0]);                                 \
+    if (k < 0)                                                                \
+      return AF_EINVAL;                                                       \
+    *v = (type) k;                                                            \
+    return AF_OK;                                                             \
+  }
 /* Bytes of physical memory (sysconf), 0 if unknown. */
 size_t af_mem_physical(void);
 

@@ -103,6 +103,16 @@ void af_mp_vec_set(mpfr_t *dst, mpfr_t *src, size_t len)
     mpfr_set(dst[i], src[i], RND);
 }
 
+void af_mp_vec_dist2(mpfr_t r, mpfr_t *a, mpfr_t *b, size_t len, mpfr_t tmp)
+{
+  mpfr_set_zero(r, 1);
+  for (size_t i = 0; i < len; i++) {
+    mpfr_sub(tmp, a[i], b[i], RND);
+    mpfr_sqr(tmp, tmp, RND);
+    mpfr_add(r, r, tmp, RND);
+  }
+}
+
 /* max_i |a_i - b_i| 2^scale, rounded up to a double (scale lets values
  * below the double range be compared with the working precision). */
 static double maxdiff_scaled(mpfr_t *a, mpfr_t *b, size_t len, long scale)
@@ -276,24 +286,10 @@ void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
 static const char *const mp_method_names[AF_MP_METHOD_COUNT] = {"mp-gauss",
                                                                 "mp-gbs"};
 
-const char *af_mp_method_name(af_mp_method m)
-{
-  if ((int) m < 0 || m >= AF_MP_METHOD_COUNT)
-    return NULL;
-  return mp_method_names[m];
-}
-
-int af_mp_method_lookup(af_mp_method *m, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_MP_METHOD_COUNT; k++)
-    if (strcmp(mp_method_names[k], name) == 0) {
-      *m = (af_mp_method) k;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+AF_DEFINE_NAME(af_mp_method_name, af_mp_method, mp_method_names,
+               AF_MP_METHOD_COUNT, )
+AF_DEFINE_LOOKUP(af_mp_method_lookup, af_mp_method, mp_method_names,
+                 AF_MP_METHOD_COUNT, )
 
 void af_mp_opts_init(af_mp_opts *o)
 {
@@ -1019,40 +1015,55 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   return rc;
 }
 
+/* Both entry points: the output times given as doubles td (checked
+ * here) or as MPFR numbers tx, the other form made from them. */
+static int mp_integrate_given(mpfr_t *y, const double *td, mpfr_t *tx,
+                              size_t ntimes, const af_model *m,
+                              const af_mp_opts *o, af_mp_work *w,
+                              af_mp_output_fn out, af_mp_output_x_fn out_x,
+                              void *ctx, af_mp_stats *stats)
+{
+  if (stats)
+    memset(stats, 0, sizeof *stats);
+  if (y == NULL || o == NULL || w == NULL || (td == NULL && tx == NULL)
+      || ntimes == 0)
+    return AF_EINVAL;
+  double *td_made = NULL;
+  mpfr_t *tx_made = NULL;
+  if (td == NULL) {
+    td = td_made = malloc(ntimes * sizeof *td_made);
+    if (td_made == NULL)
+      return AF_ENOMEM;
+    for (size_t k = 0; k < ntimes; k++)
+      td_made[k] = mpfr_get_d(tx[k], RND);
+  } else {
+    for (size_t k = 0; k < ntimes; k++)
+      if (!isfinite(td[k]) || td[k] < 0 || (k && td[k] < td[k - 1]))
+        return AF_EINVAL;
+    tx = tx_made = af_mp_vec_alloc(ntimes, mpfr_get_prec(y[0]));
+    if (tx_made == NULL)
+      return AF_ENOMEM;
+    af_mp_vec_set_d(tx_made, td, ntimes);
+  }
+  int rc = mp_integrate(y, td, tx, ntimes, m, o, w, out, out_x, ctx, stats);
+  free(td_made);
+  if (tx_made != NULL)
+    af_mp_vec_free(tx_made, ntimes);
+  return rc;
+}
+
 int af_mp_integrate_x(mpfr_t *y, mpfr_t *times, size_t ntimes,
                       const af_model *m, const af_mp_opts *o, af_mp_work *w,
                       af_mp_output_x_fn out, void *ctx, af_mp_stats *stats)
 {
-  if (stats)
-    memset(stats, 0, sizeof *stats);
-  if (y == NULL || o == NULL || w == NULL || times == NULL || ntimes == 0)
-    return AF_EINVAL;
-  double *td = malloc(ntimes * sizeof *td);
-  if (td == NULL)
-    return AF_ENOMEM;
-  for (size_t k = 0; k < ntimes; k++)
-    td[k] = mpfr_get_d(times[k], RND);
-  int rc = mp_integrate(y, td, times, ntimes, m, o, w, NULL, out, ctx, stats);
-  free(td);
-  return rc;
+  return mp_integrate_given(y, NULL, times, ntimes, m, o, w, NULL, out, ctx,
+                            stats);
 }
 
 int af_mp_integrate(mpfr_t *y, const double *times, size_t ntimes,
                     const af_model *m, const af_mp_opts *o, af_mp_work *w,
                     af_mp_output_fn out, void *ctx, af_mp_stats *stats)
 {
-  if (stats)
-    memset(stats, 0, sizeof *stats);
-  if (y == NULL || o == NULL || w == NULL || times == NULL || ntimes == 0)
-    return AF_EINVAL;
-  for (size_t k = 0; k < ntimes; k++)
-    if (!isfinite(times[k]) || times[k] < 0 || (k && times[k] < times[k - 1]))
-      return AF_EINVAL;
-  mpfr_t *tx = af_mp_vec_alloc(ntimes, mpfr_get_prec(y[0]));
-  if (tx == NULL)
-    return AF_ENOMEM;
-  af_mp_vec_set_d(tx, times, ntimes);
-  int rc = mp_integrate(y, times, tx, ntimes, m, o, w, out, NULL, ctx, stats);
-  af_mp_vec_free(tx, ntimes);
-  return rc;
+  return mp_integrate_given(y, times, NULL, ntimes, m, o, w, out, NULL, ctx,
+                            stats);
 }

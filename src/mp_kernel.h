@@ -36,8 +36,15 @@ int af_work_direct_generic_d(af_work_generic_d *w, const af_model *m,
                              const double *Q, const double *K,
                              const double *V);
 
+/* AF_OK, or the error of a non-finite a_j or c_j just computed from
+ * finite directions: AF_EOVERFLOW under USA's weights, else
+ * AF_ENONFINITE (mp_kernel_source.c). */
+int af_attention_status_generic_d(const af_work_generic_d *w,
+                                  const af_model *m);
+
 /* ---- MPFR instance (mp_kernel_mpfr.c; the rest in attnflow_mp.h) ---- */
 struct af_mp_work;
+int af_mp_attention_status(const struct af_mp_work *w, const af_model *m);
 /* Add k to the evaluation count of w (evaluations made on other works
  * on its behalf, e.g. by the threads of a GBS step). */
 void af_mp_work_add_nevals(struct af_mp_work *w, unsigned long k);

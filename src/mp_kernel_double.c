@@ -77,17 +77,12 @@ af_work_generic_d *af_work_bind_generic_d(af_work *aw)
   w->d = aw->d;
   w->prec = 53;
   w->borrowed = 1;
-  w->th = aw->th;
-  w->T = aw->T;
-  w->G = aw->G;
-  w->S = aw->S;
-  w->A = aw->A;
-  w->P = aw->P;
-  w->c = aw->c;
-  w->a = aw->a;
-  w->Z = aw->Z;
-  w->amag = aw->amag;
-  w->gn = aw->gn;
+  /* aw's arrays of the same names, and its dtmp as M */
+#define AF_BORROW(f) w->f = aw->f;
+  AF_BORROW(th) AF_BORROW(T) AF_BORROW(G) AF_BORROW(S) AF_BORROW(A)
+  AF_BORROW(P) AF_BORROW(c) AF_BORROW(a) AF_BORROW(Z) AF_BORROW(amag)
+  AF_BORROW(gn)
+#undef AF_BORROW
   w->M = aw->dtmp;
   /* s and rho stay NULL: only af_rhs_generic_d's rates use them. */
   return w;

@@ -699,6 +699,18 @@ static int AF_FN(attention_direct)(struct AF_WORK *w, const af_model *m,
   return AF_OK;
 }
 
+/* The status of the attention just computed from finite directions:
+ * AF_OK, or a non-finite a_j or c_j, an overflow (AF_EOVERFLOW) under
+ * USA's unnormalized weights and AF_ENONFINITE otherwise.  Every kernel's
+ * (attention.c calls the double instance's for the BLAS kernel too). */
+int AF_FN(attention_status)(const struct AF_WORK *w, const af_model *m)
+{
+  for (size_t j = 0; j < w->n; j++)
+    if (!AF_ISFINITE(w->a[j]) || !AF_ISFINITE(w->c[j]))
+      return m->attn == AF_ATTN_USA ? AF_EOVERFLOW : AF_ENONFINITE;
+  return AF_OK;
+}
+
 /* attention_fill of attention.c. */
 static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
                                  AF_CONST AF_T *y, const af_model *m)
@@ -734,12 +746,7 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   if (rc != AF_OK)
     return rc;
   w->nevals++;
-  /* Directions are finite here: a non-finite output under USA's
-   * unnormalized weights is an overflow. */
-  for (size_t j = 0; j < w->n; j++)
-    if (!AF_ISFINITE(w->a[j]) || !AF_ISFINITE(w->c[j]))
-      return m->attn == AF_ATTN_USA ? AF_EOVERFLOW : AF_ENONFINITE;
-  return AF_OK;
+  return AF_FN(attention_status)(w, m);
 }
 
 /* Rates of the scheme table S0 (scheme.c rows, theorems.md S0-S7):

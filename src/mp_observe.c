@@ -123,12 +123,7 @@ int af_mp_observe(mpfr_t *obs, mpfr_srcptr t, mpfr_t *y, double cluster_cos,
   for (size_t i = 0; i < n; i++) {
     mpfr_add_ui(esum, esum, 1, RND); /* diagonal term exp(beta (1 - 1)) */
     for (size_t j = i + 1; j < n; j++) {
-      mpfr_set_zero(q, 1);
-      for (size_t k = 0; k < d; k++) {
-        mpfr_sub(tmp, th[i * d + k], th[j * d + k], RND);
-        mpfr_sqr(tmp, tmp, RND);
-        mpfr_add(q, q, tmp, RND);
-      }
+      af_mp_vec_dist2(q, th + i * d, th + j * d, d, tmp);
       mpfr_div_2ui(g, q, 1, RND);
       mpfr_add(gsum, gsum, g, RND);
       mpfr_min(gmin, gmin, g, RND);

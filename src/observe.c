@@ -18,24 +18,8 @@ static const char *const af_obs_names[AF_OBS_COUNT] = {
 #undef AF_X_OBS
 };
 
-const char *af_obs_name(af_obs_id id)
-{
-  if ((int) id < 0 || id >= AF_OBS_COUNT)
-    return NULL;
-  return af_obs_names[id];
-}
-
-int af_obs_lookup(af_obs_id *id, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_OBS_COUNT; k++)
-    if (strcmp(af_obs_names[k], name) == 0) {
-      *id = (af_obs_id) k;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+AF_DEFINE_NAME(af_obs_name, af_obs_id, af_obs_names, AF_OBS_COUNT, )
+AF_DEFINE_LOOKUP(af_obs_lookup, af_obs_id, af_obs_names, AF_OBS_COUNT, )
 
 static size_t uf_find(size_t *parent, size_t i)
 {

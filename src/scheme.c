@@ -121,14 +121,6 @@ const af_scheme *af_scheme_get(af_scheme_id id)
   return &af_schemes[id];
 }
 
-int af_scheme_lookup(af_scheme_id *id, const char *name)
-{
-  if (name == NULL)
-    return AF_EINVAL;
-  for (int k = 0; k < AF_SCHEME_COUNT; k++)
-    if (strcmp(af_schemes[k].name, name) == 0) {
-      *id = af_schemes[k].id;
-      return AF_OK;
-    }
-  return AF_EINVAL;
-}
+/* (the rows are in the order of their ids: row k is scheme k) */
+AF_DEFINE_LOOKUP(af_scheme_lookup, af_scheme_id, af_schemes, AF_SCHEME_COUNT,
+                 .name)

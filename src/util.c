@@ -30,6 +30,20 @@
 
 #include "internal.h"
 
+/* ------------------------------------------------------------ names */
+
+int af_name_index(const char *name, const char *const *names, size_t count,
+                  size_t stride)
+{
+  if (name == NULL)
+    return -1;
+  const char *row = (const char *) names;
+  for (size_t k = 0; k < count; k++, row += stride)
+    if (strcmp(*(const char *const *) row, name) == 0)
+      return (int) k;
+  return -1;
+}
+
 /* ------------------------------------------------------------ sizes */
 
 int af_size_mul(size_t *r, size_t a, size_t b)
