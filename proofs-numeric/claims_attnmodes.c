@@ -183,10 +183,6 @@ static void claim_modes(af_vresult *r, const af_vctx *c, int arg)
             worst * (2.0 * (double) wn + 10.0) * U);
 }
 
-#define F_S AF_FAULT_SPEED
-#define F_R AF_FAULT_RADIAL
-#define F_A AF_FAULT_ATTENTION
-
 const af_claim af_claims_attnmodes[] = {
   {"M5.usa", "pre-ln", AF_V_PASS, "M5.kernels", claim_modes, 0,
    F_S | F_R | F_A, "USA field on the orthonormal start equals its closed "

@@ -532,6 +532,30 @@ static void combine(af_prove_result *acc, af_prove_result r)
     *acc = AF_PROVE_UNDECIDED;
 }
 
+#define PROOF_PREC 64
+#define MAX_BOXES 200000UL
+
+/* A proof in parts: their combined result and the boxes they took. */
+typedef struct {
+  af_prove_result acc;
+  unsigned long boxes;
+} proof;
+
+/* One part: fn > 0 on [lo, hi] (MAX_BOXES, PROOF_PREC); its result,
+ * *where (unless NULL) as af_cert_prove_gt0 gives it. */
+static af_prove_result prove_part(proof *pf, double *where, af_cert_fn fn,
+                                  void *ctx, double lo, double hi)
+{
+  af_prove_result res;
+  unsigned long b;
+  double w;
+  af_cert_prove_gt0(&res, where ? where : &w, &b, fn, ctx, lo, hi, MAX_BOXES,
+                    PROOF_PREC);
+  combine(&pf->acc, res);
+  pf->boxes += b;
+  return res;
+}
+
 static void proof_result(af_vresult *r, af_prove_result res,
                          unsigned long boxes)
 {
@@ -544,9 +568,6 @@ static void proof_result(af_vresult *r, af_prove_result res,
                                         : AF_V_NOCERT;
   af_v_note(r, "; %lu boxes", boxes);
 }
-
-#define PROOF_PREC 64
-#define MAX_BOXES 200000UL
 
 /* largest double a <= -1/(n-1), proven */
 static double left_end(unsigned long n)
@@ -571,8 +592,7 @@ static double left_end(unsigned long n)
 static void claim_F(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) c;
-  af_prove_result acc = AF_PROVE_CERTIFIED, res;
-  unsigned long boxes = 0, b;
+  proof pf = {AF_PROVE_CERTIFIED, 0};
   double where;
   const double delta = 1.0 / 64;
   for (int ci = 0; ci < 2; ci++) {
@@ -585,17 +605,11 @@ static void claim_F(af_vresult *r, const af_vctx *c, int arg)
     double a = left_end(p.n);
     if (arg == 0) {
       p.which = 1; /* F' > 0 on [a, a + delta] */
-      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a, a + delta, MAX_BOXES, PROOF_PREC);
-      combine(&acc, res);
-      boxes += b;
+      prove_part(&pf, &where, fn_F, &p, a, a + delta);
       p.which = 0; /* F > 0 in the middle */
-      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a + delta, 1 - delta, MAX_BOXES, PROOF_PREC);
-      combine(&acc, res);
-      boxes += b;
+      prove_part(&pf, &where, fn_F, &p, a + delta, 1 - delta);
       p.which = 2; /* F' < 0 on [1 - delta, 1] */
-      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, 1 - delta, 1, MAX_BOXES, PROOF_PREC);
-      combine(&acc, res);
-      boxes += b;
+      prove_part(&pf, &where, fn_F, &p, 1 - delta, 1);
       /* the zeros: F(1) = 0 exactly, F(-1/(n-1)) contains 0 */
       arb_t x, y;
       arb_init(x);
@@ -609,7 +623,7 @@ static void claim_F(af_vresult *r, const af_vctx *c, int arg)
       fn_F(y, x, &p, 128);
       int z2 = arb_contains_zero(y);
       if (!(z1 && z2))
-        combine(&acc, AF_PROVE_UNDECIDED);
+        combine(&pf.acc, AF_PROVE_UNDECIDED);
       arb_clear(x);
       arb_clear(y);
       af_v_note(r, "%sn=%lu beta=%g: F'>0 on [%.6g, %.6g], F>0 on [%.6g, %.6g], F'<0 on [%.6g, 1]",
@@ -617,9 +631,8 @@ static void claim_F(af_vresult *r, const af_vctx *c, int arg)
                 1 - delta, 1 - delta);
     } else {
       p.which = 0;
-      af_cert_prove_gt0(&res, &where, &b, fn_F, &p, a - 0.05, 1 - delta, MAX_BOXES, PROOF_PREC);
-      combine(&acc, res);
-      boxes += b;
+      af_prove_result res =
+          prove_part(&pf, &where, fn_F, &p, a - 0.05, 1 - delta);
       af_v_note(r, "%sn=%lu: F>0 on [%.6g, %.6g]: %s at %.6g", ci ? "; " : "",
                 p.n, a - 0.05, 1 - delta,
                 res == AF_PROVE_REFUTED ? "refuted" : "not refuted", where);
@@ -627,7 +640,7 @@ static void claim_F(af_vresult *r, const af_vctx *c, int arg)
     arb_clear(p.beta);
     arb_clear(p.bound_fac);
   }
-  proof_result(r, acc, boxes);
+  proof_result(r, pf.acc, pf.boxes);
 }
 
 /* T3.1r at the symmetric configuration: which 0 Pre-LN c(gamma), 1 Peri-LN
@@ -817,21 +830,16 @@ static int fn_speed(arb_t out, const arb_t x, void *vctx, long prec)
 static void claim_speed(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) c;
-  af_prove_result acc = AF_PROVE_CERTIFIED, res;
-  unsigned long boxes = 0, b;
-  double where;
+  proof pf = {AF_PROVE_CERTIFIED, 0};
   for (size_t i = 0; i < sizeof t31r_n / sizeof t31r_n[0]; i++) {
     pctx p;
     p.n = t31r_n[i];
     p.flip = arg;
-    af_cert_prove_gt0(&res, &where, &b, fn_speed, &p, ldexp(1.0, -40), 1.0,
-                      MAX_BOXES, PROOF_PREC);
-    combine(&acc, res);
-    boxes += b;
+    prove_part(&pf, NULL, fn_speed, &p, ldexp(1.0, -40), 1.0);
   }
   af_v_note(r, "%sPeri-LN / Pre-LN initial speed > 1 (r0 = 1): x = e^-beta in [2^-40, 1] (beta in [0, 27.7]), n in {2,3,5,16,64,256}",
             arg ? "false variant (Pre-LN faster): " : "");
-  proof_result(r, acc, boxes);
+  proof_result(r, pf.acc, pf.boxes);
 }
 
 /* ---------------------------------------------------------------- C-order */

@@ -905,12 +905,7 @@ static int t43_claim_run(t43_ctx *x, af_vresult *r, const af_vctx *c,
       || !need_tol(r, c, "T4.3c.var_min", &dummy)
       || !need_tol(r, c, "T4.3c.var_max", &dummy))
     return 0;
-  int rc = t43_case(x, c, (af_scheme_id) arg, is_quick(c));
-  if (rc != AF_OK) {
-    af_v_error(r, rc, where);
-    return 0;
-  }
-  return 1;
+  return af_v_ok(r, t43_case(x, c, (af_scheme_id) arg, is_quick(c)), where);
 }
 
 static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)

@@ -787,24 +787,6 @@ out:
 
 /* Run scheme s from a start spec and record gap_mean and var at times;
  * the same run at 100 times the tolerance gives the estimate. */
-typedef struct {
-  double *gap, *var;
-  size_t k;
-  const af_model *m;
-  af_work *w;
-} x_ctx;
-
-static int x_out(double t, const double *y, void *vc)
-{
-  x_ctx *c = vc;
-  double ob[AF_OBS_COUNT];
-  int st = af_observe(ob, t, y, 0.9999, c->m, c->w);
-  c->gap[c->k] = ob[AF_OBS_gap_mean];
-  c->var[c->k] = ob[AF_OBS_var];
-  c->k++;
-  return st;
-}
-
 #define X_MAXT 8
 
 /* gap[i], var[i] at times[i], and est[i] = max relative difference of
@@ -819,7 +801,7 @@ static int x_run(double *gap, double *var, double *est, const af_vctx *c,
   size_t N = af_state_size(n, d), line;
   double *y = malloc(N * sizeof *y);
   af_work *w = af_work_alloc(n, d);
-  double g2[X_MAXT], v2[X_MAXT];
+  double g2[X_MAXT], v2[X_MAXT], ob[X_MAXT * AF_OBS_COUNT];
   int st = (y && w && nt <= X_MAXT) ? AF_OK : AF_ENOMEM;
   for (int pass = 0; pass < 2 && st == AF_OK; pass++) {
     st = af_init_state(y, &line, init, n, d, r0, seed);
@@ -828,9 +810,12 @@ static int x_run(double *gap, double *var, double *est, const af_vctx *c,
     o.rtol = TR_RTOL * (pass ? TR_COARSE : 1.0);
     o.atol = TR_ATOL * (pass ? TR_COARSE : 1.0);
     o.max_steps = 100000;
-    x_ctx xc = {pass ? g2 : gap, pass ? v2 : var, 0, &m, w};
     if (st == AF_OK)
-      st = af_integrate(y, times, nt, &m, &o, w, x_out, &xc, NULL);
+      st = af_v_integrate(ob, y, times, nt, &m, &o, w, NULL);
+    for (size_t i = 0; i < nt && st == AF_OK; i++) {
+      (pass ? g2 : gap)[i] = ob[i * AF_OBS_COUNT + AF_OBS_gap_mean];
+      (pass ? v2 : var)[i] = ob[i * AF_OBS_COUNT + AF_OBS_var];
+    }
   }
   for (size_t i = 0; i < nt && st == AF_OK; i++)
     est[i] = fmax(fabs(gap[i] - g2[i]) / gap[i], fabs(var[i] - v2[i]) /
@@ -1186,10 +1171,6 @@ static void claim_p5(af_vresult *r, const af_vctx *c, int arg)
             "%.4g vs 1-cos phi %.4g", d4, m4 ? "non-increasing" : "NOT "
             "monotone", t4, t3, slope, pred);
 }
-
-#define F_S AF_FAULT_SPEED
-#define F_R AF_FAULT_RADIAL
-#define F_A AF_FAULT_ATTENTION
 
 /* ------------------------------------------------------------------ */
 /* T4.1a.t: the field and the observables at a time t > 0               */

@@ -253,6 +253,14 @@ void af_v_error(af_vresult *r, int code, const char *where)
             af_strerror(code));
 }
 
+int af_v_ok(af_vresult *r, int code, const char *where)
+{
+  if (code == AF_OK)
+    return 1;
+  af_v_error(r, code, where);
+  return 0;
+}
+
 typedef struct {
   double *obs;
   size_t k;
@@ -268,6 +276,15 @@ static int collect(double t, const double *y, void *ctx)
   return rc;
 }
 
+int af_v_integrate(double *obs, double *y, const double *times,
+                   size_t ntimes, const af_model *m, const af_integ_opts *o,
+                   af_work *w, af_integ_stats *stats)
+{
+  run_ctx c = {obs, 0, m, w};
+  return af_integrate(y, times, ntimes, m, o, w, obs ? collect : NULL, &c,
+                      stats);
+}
+
 int af_v_run(double *obs, double *y, const double *times, size_t ntimes,
              const af_model *m, const af_integ_opts *o, af_kernel kernel)
 {
@@ -275,9 +292,7 @@ int af_v_run(double *obs, double *y, const double *times, size_t ntimes,
   if (w == NULL)
     return AF_ENOMEM;
   af_work_set_kernel(w, kernel);
-  run_ctx c = {obs, 0, m, w};
-  int rc = af_integrate(y, times, ntimes, m, o, w, obs ? collect : NULL, &c,
-                        NULL);
+  int rc = af_v_integrate(obs, y, times, ntimes, m, o, w, NULL);
   af_work_free(w);
   return rc;
 }

@@ -95,6 +95,11 @@ typedef struct {
  * starts with "sanity:"). */
 int af_claim_is_sanity(const af_claim *c);
 
+/* Short names of the faults for the breaks column of the tables. */
+#define F_S AF_FAULT_SPEED
+#define F_R AF_FAULT_RADIAL
+#define F_A AF_FAULT_ATTENTION
+
 /* Each claims file defines one table and its length. */
 #define AF_CLAIM_TABLE(name) \
   extern const af_claim name[]; \
@@ -152,12 +157,19 @@ void af_v_le(af_vresult *r, double measured, double bound, double slack);
 void af_v_ge(af_vresult *r, double measured, double bound, double slack);
 /* Library error: status ERROR with the message. */
 void af_v_error(af_vresult *r, int af_status_code, const char *where);
+/* 1 if code is AF_OK, else af_v_error(r, code, where) and 0. */
+int af_v_ok(af_vresult *r, int af_status_code, const char *where);
 /* Append printf-style text to r->note. */
 void af_v_note(af_vresult *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Integrate y over the given times collecting observables obs[k][...]
- * (AF_OBS_COUNT per time, row-major); convenience for claims. */
+/* Integrate y over the given times with work w (its kernel as set)
+ * collecting observables obs[k][...] (AF_OBS_COUNT per time, row-major;
+ * obs NULL: none); stats may be NULL. */
+int af_v_integrate(double *obs, double *y, const double *times,
+                   size_t ntimes, const af_model *m, const af_integ_opts *o,
+                   af_work *w, af_integ_stats *stats);
+/* The same with a work of its own using kernel; convenience for claims. */
 int af_v_run(double *obs, double *y, const double *times, size_t ntimes,
              const af_model *m, const af_integ_opts *o, af_kernel kernel);
 
