@@ -101,128 +101,146 @@ static void edge_scale_state(double *ys, const double *y, size_t n, size_t d)
       ys[j * d + i] = ldexp(y[j * d + i], edge_scale_exp(j));
 }
 
-#define M6_PREC 128
+/* The field cases one after another: for each size, the Gaussian state y
+ * (seed + size index) and its model, then fn(x, m, y, kern, buf) for each
+ * double kernel and, with mpfr set, once more with kern = AF_KERNEL_COUNT
+ * at the smallest size; buf has room for three states. */
+typedef int (*edge_fn)(void *x, const af_model *m, const double *y, int kern,
+                       double *buf);
 
-static void claim_m6(af_vresult *r, const af_vctx *c, int arg)
+static int edge_each(const af_vctx *c, af_scheme_id s, unsigned long seed,
+                     int mpfr, edge_fn fn, void *x)
 {
-  af_scheme_id s = (af_scheme_id) arg;
-  size_t bad = 0, total = 0, cases = 0;
   int rc = AF_OK;
   for (size_t k = 0; k < EDGE_NSIZES && rc == AF_OK; k++) {
     size_t n = edge_sizes[k].n, d = edge_sizes[k].d;
     size_t N = af_state_size(n, d);
     double *y = malloc(4 * N * sizeof *y);
-    if (y == NULL) {
-      rc = AF_ENOMEM;
-      break;
-    }
-    double *ys = y + N, *dy = y + 2 * N, *dys = y + 3 * N;
     af_model m;
-    rc = edge_case(&m, y, c, n, d, s, 610 + k);
-    if (rc == AF_OK)
-      edge_scale_state(ys, y, n, d);
-    for (int kern = 0; kern < AF_KERNEL_COUNT && rc == AF_OK; kern++) {
-      rc = edge_field(dy, y, &m, (af_kernel) kern);
-      if (rc == AF_OK)
-        rc = edge_field(dys, ys, &m, (af_kernel) kern);
-      if (rc == AF_OK) {
-        bad += m6_check(dy, dys, n, d);
-        total += N;
-        cases++;
-      }
-    }
-    if (rc == AF_OK && k == 0) { /* MPFR at the smallest size */
-      af_mp_work *mw = af_mp_work_alloc(n, d, M6_PREC);
-      mpfr_t *my = af_mp_vec_alloc(N, M6_PREC), *mdy = af_mp_vec_alloc(N, M6_PREC);
-      mpfr_t mt;
-      mpfr_init2(mt, 53);
-      mpfr_set_d(mt, EDGE_T, MPFR_RNDN);
-      if (!mw || !my || !mdy)
-        rc = AF_ENOMEM;
-      const double *src[2] = {y, ys};
-      double *dst[2] = {dy, dys};
-      for (int v = 0; v < 2 && rc == AF_OK; v++) {
-        af_mp_vec_set_d(my, src[v], N);
-        rc = af_mp_rhs(mdy, mt, my, &m, mw);
-        if (rc == AF_OK) /* doubles from exact scalings of exact values */
-          af_mp_vec_get_d(dst[v], mdy, N);
-      }
-      if (rc == AF_OK) {
-        bad += m6_check(dy, dys, n, d);
-        total += N;
-        cases++;
-      }
-      mpfr_clear(mt);
-      af_mp_vec_free(my, my ? N : 0);
-      af_mp_vec_free(mdy, mdy ? N : 0);
-      af_mp_work_free(mw);
-    }
+    rc = y ? edge_case(&m, y, c, n, d, s, seed + k) : AF_ENOMEM;
+    int last = mpfr && k == 0 ? AF_KERNEL_COUNT : AF_KERNEL_COUNT - 1;
+    for (int kern = 0; kern <= last && rc == AF_OK; kern++)
+      rc = fn(x, &m, y, kern, y + N);
     free(y);
   }
+  return rc;
+}
+
+#define M6_PREC 128
+
+/* dy = the field at (EDGE_T, y) in MPFR at M6_PREC bits, rounded to
+ * double (exact scalings of the same values stay exact). */
+static int edge_field_mp(double *dy, const double *y, const af_model *m)
+{
+  size_t N = af_state_size(m->n, m->d);
+  af_mp_work *mw = af_mp_work_alloc(m->n, m->d, M6_PREC);
+  mpfr_t *my = af_mp_vec_alloc(N, M6_PREC), *mdy = af_mp_vec_alloc(N, M6_PREC);
+  mpfr_t mt;
+  mpfr_init2(mt, 53);
+  mpfr_set_d(mt, EDGE_T, MPFR_RNDN);
+  int rc = (mw && my && mdy) ? AF_OK : AF_ENOMEM;
+  if (rc == AF_OK) {
+    af_mp_vec_set_d(my, y, N);
+    rc = af_mp_rhs(mdy, mt, my, m, mw);
+  }
+  if (rc == AF_OK)
+    af_mp_vec_get_d(dy, mdy, N);
+  mpfr_clear(mt);
+  af_mp_vec_free(my, my ? N : 0);
+  af_mp_vec_free(mdy, mdy ? N : 0);
+  af_mp_work_free(mw);
+  return rc;
+}
+
+typedef struct {
+  size_t bad, total, fields;
+} edge_count;
+
+/* M6 on one case: the field of y and of y with rows scaled. */
+static int m6_case(void *x, const af_model *m, const double *y, int kern,
+                   double *buf)
+{
+  edge_count *e = x;
+  size_t n = m->n, d = m->d, N = af_state_size(n, d);
+  double *ys = buf, *dy = buf + N, *dys = buf + 2 * N;
+  edge_scale_state(ys, y, n, d);
+  int mp = kern == AF_KERNEL_COUNT;
+  int rc = mp ? edge_field_mp(dy, y, m) : edge_field(dy, y, m, kern);
+  if (rc == AF_OK)
+    rc = mp ? edge_field_mp(dys, ys, m) : edge_field(dys, ys, m, kern);
+  if (rc == AF_OK) {
+    e->bad += m6_check(dy, dys, n, d);
+    e->total += N;
+    e->fields++;
+  }
+  return rc;
+}
+
+static void claim_m6(af_vresult *r, const af_vctx *c, int arg)
+{
+  edge_count e = {0, 0, 0};
+  int rc = edge_each(c, (af_scheme_id) arg, 610, 1, m6_case, &e);
   if (rc != AF_OK) {
     af_v_error(r, rc, "M6");
     return;
   }
-  af_v_abs(r, (double) bad, 0.0, af_v_tol(c, "M6.scale"));
+  af_v_abs(r, (double) e.bad, 0.0, af_v_tol(c, "M6.scale"));
   af_v_note(r, "Gaussian starts n,d = 8,2 12,3 48,8 (small and BLAS paths, "
             "direct kernel; MPFR %d bits at 8,2), beta=2, t=%g, row j scaled "
             "by 2^((j mod 5) - 2): %zu of %zu components differ from "
-            "2^e dtheta_j/dt, dr/dt (%zu fields)", M6_PREC, EDGE_T, bad,
-            total, cases);
+            "2^e dtheta_j/dt, dr/dt (%zu fields)", M6_PREC, EDGE_T, e.bad,
+            e.total, e.fields);
 }
 
 /* ------------------------------------------------------------------ */
 /* N5: every vector width gives the same bits                           */
 /* ------------------------------------------------------------------ */
 
+typedef struct {
+  edge_count e;
+  int have[3], nw; /* the widths this build and CPU run */
+} widths_ctx;
+
+/* N5 on one case: the field at each width against the first. */
+static int widths_case(void *x, const af_model *m, const double *y, int kern,
+                       double *buf)
+{
+  widths_ctx *w = x;
+  size_t N = af_state_size(m->n, m->d);
+  int rc = AF_OK;
+  for (int i = 0; i < w->nw && rc == AF_OK; i++) {
+    af_exp_block_isa(w->have[i]);
+    rc = edge_field(buf + (i ? N : 0), y, m, kern);
+    if (rc == AF_OK && i > 0) {
+      w->e.bad += edge_ndiff(buf, buf + N, N);
+      w->e.total += N;
+    }
+  }
+  return rc;
+}
+
 static void claim_widths(af_vresult *r, const af_vctx *c, int arg)
 {
-  af_scheme_id s = (af_scheme_id) arg;
   int keep = af_exp_block_isa(-1);
-  int have[3], nw = 0;
-  for (int f = 0; f < 3; f++) {
-    int got = af_exp_block_isa(f);
-    if (got == f)
-      have[nw++] = f;
-  }
-  size_t bad = 0, total = 0;
-  int rc = AF_OK;
-  for (size_t k = 0; k < EDGE_NSIZES && rc == AF_OK; k++) {
-    size_t n = edge_sizes[k].n, d = edge_sizes[k].d;
-    size_t N = af_state_size(n, d);
-    double *y = malloc(3 * N * sizeof *y);
-    if (y == NULL) {
-      rc = AF_ENOMEM;
-      break;
-    }
-    double *dy0 = y + N, *dy = y + 2 * N;
-    af_model m;
-    rc = edge_case(&m, y, c, n, d, s, 620 + k);
-    for (int kern = 0; kern < AF_KERNEL_COUNT && rc == AF_OK; kern++)
-      for (int i = 0; i < nw && rc == AF_OK; i++) {
-        af_exp_block_isa(have[i]);
-        rc = edge_field(i ? dy : dy0, y, &m, (af_kernel) kern);
-        if (rc == AF_OK && i > 0) {
-          bad += edge_ndiff(dy0, dy, N);
-          total += N;
-        }
-      }
-    free(y);
-  }
+  widths_ctx w = {{0, 0, 0}, {0, 0, 0}, 0};
+  for (int f = 0; f < 3; f++)
+    if (af_exp_block_isa(f) == f)
+      w.have[w.nw++] = f;
+  int rc = edge_each(c, (af_scheme_id) arg, 620, 0, widths_case, &w);
   af_exp_block_isa(keep);
   if (rc != AF_OK) {
     af_v_error(r, rc, "N5");
     return;
   }
-  af_v_abs(r, (double) bad, 0.0, af_v_tol(c, "N.widths"));
+  af_v_abs(r, (double) w.e.bad, 0.0, af_v_tol(c, "N.widths"));
   af_v_note(r, "widths in this build and CPU:");
-  for (int i = 0; i < nw; i++)
-    af_v_note(r, " %d", 2 << have[i]);
+  for (int i = 0; i < w.nw; i++)
+    af_v_note(r, " %d", 2 << w.have[i]);
   af_v_note(r, " lanes; Gaussian starts n,d = 8,2 12,3 48,8, both kernels, "
             "beta=2, t=%g: %zu of %zu components differ from the 2-lane "
-            "field%s", EDGE_T, bad, total,
-            nw < 2 ? " (one width only: nothing to compare on this CPU)"
-                   : "");
+            "field%s", EDGE_T, w.e.bad, w.e.total,
+            w.nw < 2 ? " (one width only: nothing to compare on this CPU)"
+                     : "");
 }
 
 /* ------------------------------------------------------------------ */
@@ -349,21 +367,27 @@ static void claim_t31r_formula(af_vresult *r, const af_vctx *c, int arg)
             cs[at].n, cs[at].beta);
 }
 
+/* Every claim here is expected to pass and no --inject-fault fault
+ * breaks it (the faults keep each contract); each names its mutant in
+ * theory/theorems.md. */
+#define EDGE(id, sch, fn, arg, title) \
+  {id, sch, AF_V_PASS, id, fn, arg, 0, title}
+
 const af_claim af_claims_edges[] = {
   {"M6", "pre-ln", AF_V_PASS, "M6.scale", claim_m6, AF_PRE_LN, 0,
    "direction rows scaled by powers of 2: dtheta/dt scales, dr/dt does not (all paths)"},
   {"M6", "peri-ln", AF_V_PASS, "M6.scale", claim_m6, AF_PERI_LN, 0,
    "direction rows scaled by powers of 2: dtheta/dt scales, dr/dt does not (all paths)"},
-  {"N.widths", "peri-ln", AF_V_PASS, "N.widths", claim_widths, AF_PERI_LN,
-   0, "2-, 4- and 8-lane kernels give the same bits (small and BLAS paths)"},
-  {"N.fixed", "mix-ln", AF_V_PASS, "N.fixed", claim_fixed, AF_METHOD_RK4, 0,
-   "rk4: ceil(span/h) equal steps on each piece between outputs and tau"},
-  {"N.fixed", "mix-ln", AF_V_PASS, "N.fixed", claim_fixed, AF_METHOD_RK8PD,
-   0, "rk8pd fixed: ceil(span/h) equal steps on each piece"},
-  {"M1.start", "", AF_V_PASS, "M1.start", claim_start, 0, 0,
-   "gaussian start with r0: the same directions, every radius r0"},
-  {"T3.1r.formula", "", AF_V_PASS, "T3.1r.formula", claim_t31r_formula, 0,
-   0, "theory's T3.1r bound equals (e^b - n + 1)/(n e^b) to its rounding"},
+  EDGE("N.widths", "peri-ln", claim_widths, AF_PERI_LN,
+       "2-, 4- and 8-lane kernels give the same bits (small and BLAS paths)"),
+  EDGE("N.fixed", "mix-ln", claim_fixed, AF_METHOD_RK4,
+       "rk4: ceil(span/h) equal steps on each piece between outputs and tau"),
+  EDGE("N.fixed", "mix-ln", claim_fixed, AF_METHOD_RK8PD,
+       "rk8pd fixed: ceil(span/h) equal steps on each piece"),
+  EDGE("M1.start", "", claim_start, 0,
+       "gaussian start with r0: the same directions, every radius r0"),
+  EDGE("T3.1r.formula", "", claim_t31r_formula, 0,
+       "theory's T3.1r bound equals (e^b - n + 1)/(n e^b) to its rounding"),
 };
 
 const size_t af_claims_edges_count =
