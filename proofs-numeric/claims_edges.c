@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "attnflow_mp.h"
+#include "cert.h"
 #include "cluster.h"
 #include "internal.h" /* af_exp_block_isa: N5 forces each vector width */
 #include "verify.h"
@@ -367,6 +368,71 @@ static void claim_t31r_formula(af_vresult *r, const af_vctx *c, int arg)
             cs[at].n, cs[at].beta);
 }
 
+/* ------------------------------------------------------------------ */
+/* C-T4.1-alpha: nGPT's constant alpha is a time scale                  */
+/* ------------------------------------------------------------------ */
+
+/* With alpha constant, S5's speed factor |A|/alpha makes the nGPT flow
+ * with alpha the flow with alpha = 1 at time alpha t: the certified balls
+ * of gamma(t) and r(t) at alpha = 3/2 and t = 1, 2, 4 must overlap those
+ * of alpha = 1 at t = 3/2, 3, 6 (all exact), each of radius at most
+ * C.radius.  Disjoint balls refute the integrator's use of alpha. */
+#define CA_NT 3
+static void claim_cert_alpha(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+#ifdef AF_HAVE_ARB
+  const double alpha = 1.5, t1[CA_NT] = {1.0, 2.0, 4.0};
+  double ta[CA_NT];
+  for (int i = 0; i < CA_NT; i++)
+    ta[i] = alpha * t1[i];
+  af_cert_sys sa, s1;
+  af_cert_sys_init(&sa, 5, 1.5, AF_NGPT);
+  sa.alpha = alpha;
+  af_cert_sys_init(&s1, 5, 1.5, AF_NGPT);
+  af_cert_opts o;
+  af_cert_opts_init(&o, 256);
+  arb_ptr ga = _arb_vec_init(CA_NT), ra = _arb_vec_init(CA_NT);
+  arb_ptr g1 = _arb_vec_init(CA_NT), r1 = _arb_vec_init(CA_NT);
+  int rc = af_cert_solve(ga, ra, t1, CA_NT, &sa, &o, NULL);
+  if (rc == AF_OK)
+    rc = af_cert_solve(g1, r1, ta, CA_NT, &s1, &o, NULL);
+  double maxrad = 0;
+  int disjoint = 0;
+  for (int i = 0; rc == AF_OK && i < CA_NT; i++) {
+    arb_srcptr b[4] = {ga + i, ra + i, g1 + i, r1 + i};
+    for (int k = 0; k < 4; k++)
+      maxrad = fmax(maxrad, mag_get_d(arb_radref(b[k])));
+    disjoint += !arb_overlaps(ga + i, g1 + i) || !arb_overlaps(ra + i, r1 + i);
+  }
+  _arb_vec_clear(ga, CA_NT);
+  _arb_vec_clear(ra, CA_NT);
+  _arb_vec_clear(g1, CA_NT);
+  _arb_vec_clear(r1, CA_NT);
+  if (rc != AF_OK) {
+    r->status = AF_V_NOCERT;
+    r->measured = r->predicted = r->tolerance = r->margin = NAN;
+    af_v_note(r, "integrator: %s", af_strerror(rc));
+    return;
+  }
+  double tol = af_v_tol(c, "C.radius");
+  r->measured = maxrad;
+  r->predicted = 0;
+  r->tolerance = tol;
+  r->margin = (tol - maxrad) / tol;
+  r->status = disjoint ? AF_V_REFUTED
+              : maxrad <= tol ? AF_V_CERTIFIED : AF_V_NOCERT;
+  af_v_note(r, "nGPT n=5 beta=1.5, 256 bits: alpha=1.5 at t = 1, 2, 4 "
+            "against alpha=1 at 1.5, 3, 6: %d of %d pairs of balls "
+            "disjoint, largest radius %.3g", disjoint, CA_NT, maxrad);
+#else
+  (void) c;
+  r->status = AF_V_NOCERT;
+  r->measured = r->predicted = r->tolerance = r->margin = NAN;
+  af_v_note(r, "built without Arb");
+#endif
+}
+
 /* Every claim here is expected to pass and no --inject-fault fault
  * breaks it (the faults keep each contract); each names its mutant in
  * theory/theorems.md. */
@@ -388,6 +454,8 @@ const af_claim af_claims_edges[] = {
        "gaussian start with r0: the same directions, every radius r0"),
   EDGE("T3.1r.formula", "", claim_t31r_formula, 0,
        "theory's T3.1r bound equals (e^b - n + 1)/(n e^b) to its rounding"),
+  {"C-T4.1-alpha", "ngpt", AF_V_CERT_EXPECTED, "C.radius", claim_cert_alpha,
+   0, 0, "balls of gamma(t), r(t) at alpha=1.5 overlap alpha=1's at 1.5 t (S5), n=5 beta=1.5"},
 };
 
 const size_t af_claims_edges_count =
