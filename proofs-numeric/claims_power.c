@@ -1227,8 +1227,9 @@ typedef struct {
 } ttcase;
 
 static const ttcase ttcases[] = {
-  /* 0: Mix-LN, tau = 2.5: Post-LN side at 0.5 and 1.5, Pre-LN at 3. */
-  {AF_MIX_LN, 2.0, 1.5, 1.0, 0.0, 2.5, 0, {0.5, 1.5, 3.0}},
+  /* 0: Mix-LN, tau = 2.5: Post-LN side at 0.5 and at tau itself (S3
+   * closes [0, tau] on the Post-LN side), Pre-LN at 3. */
+  {AF_MIX_LN, 2.0, 1.5, 1.0, 0.0, 2.5, 0, {0.5, 2.5, 3.0}},
   /* 1: Mix-LN, tau = 0.3: Pre-LN side at 0.5 and 0.9, Post-LN at 0.1. */
   {AF_MIX_LN, 2.0, 1.5, 1.0, 0.0, 0.3, 0, {0.1, 0.5, 0.9}},
   /* 2: nGPT, alpha = 1.5, decay 0.7: alpha(t) = 1.5 (1 + t)^-0.7. */

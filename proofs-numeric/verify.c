@@ -198,13 +198,13 @@ static void set(af_vresult *r, double m, double p, double tol, int ok,
 void af_v_abs(af_vresult *r, double m, double p, double tol)
 {
   double err = fabs(m - p);
-  set(r, m, p, tol, err <= tol, tol > 0 ? (tol - err) / tol : -err);
+  set(r, m, p, tol, err <= tol, tol > 0 ? (tol - err) / tol : 0.0 - err);
 }
 
 void af_v_rel(af_vresult *r, double m, double p, double tol)
 {
   double err = fabs(m - p), t = tol * fabs(p);
-  set(r, m, p, tol, err <= t, t > 0 ? (t - err) / t : -err);
+  set(r, m, p, tol, err <= t, t > 0 ? (t - err) / t : 0.0 - err);
 }
 
 void af_v_unit_dirs(double *th, const double *y, size_t n, size_t d)
@@ -309,6 +309,7 @@ static const struct {
   {af_claims_power, &af_claims_power_count},
   {af_claims_attnmodes, &af_claims_attnmodes_count},
   {af_claims_mp, &af_claims_mp_count},
+  {af_claims_edges, &af_claims_edges_count},
   {af_claims_cert, &af_claims_cert_count},
 };
 
