@@ -688,7 +688,7 @@ static void claim_t43a(af_vresult *r, const af_vctx *c, int arg)
  * (sum (th_j - m) = 0), th_j' from af_rhs (the flow with its faults),
  *   q = -dVar/dt scale(t) / Var                       (T4.3b)
  *   R = -dVar/dt / [(2/n) |m|^2 sum |th_j - m|^2 / s_j]  (T4.3c)
- * with s_j from the spec table in theory/ (af_cl_speed) evaluated at the
+ * with s_j from the table S1-S6 written again in theory/ (af_cl_speed) evaluated at the
  * state's r_j and |A_j| (af_attention): a fault in the simulated speed
  * factor does not cancel.  R is only taken where var_lo <= Var <= var_hi
  * (the asymptotic regime, rounding negligible: rows T4.3c.var_min/max).

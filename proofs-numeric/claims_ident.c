@@ -30,7 +30,7 @@
  *    time itself, which the time change maps to another time (LN-Scaling,
  *    Pre-LN, nGPT), or which a fresh Pre-LN run restarts from 0 (Mix-LN);
  *  - SPEED and ATTENTION break the S7 geodesic claim, whose angle uses the
- *    spec's map with A from theory/ (M2, the unperturbed beta) at a layer
+ *    S7 map with A from theory/ (M2, the unperturbed beta) at a layer
  *    with l h = 3 (SPEED shrinks that step's angle by 1/1.15).
  * RADIAL breaks none of them: the Pre-LN time change integrates the
  * run's own radius, and the Mix-LN composite uses the same radial law on

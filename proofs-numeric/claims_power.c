@@ -567,7 +567,7 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
-/* S7.map: one layer step of src/ against the spec's formula (theory/)  */
+/* S7.map: one layer step of src/ against S7's formula (theory/)       */
 /* ------------------------------------------------------------------ */
 
 /* Random Gaussian states (radii from the norms), n = 5, d = 4, beta 1.5,
@@ -1932,17 +1932,17 @@ const af_claim af_claims_power[] = {
   {"X.random-late", "", AF_V_PASS, "X.ratio", claim_cross, 4, 0,
    "random starts: Var Peri-LN > Post-LN late"},
   {"S7.map", "post-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_POST_LN,
-   F_S | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.map", "pre-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_PRE_LN,
-   F_S | F_R | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_R | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.map", "mix-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_MIX_LN,
-   F_S | F_R | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_R | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.map", "peri-ln", AF_V_PASS, "S7.map", claim_s7_map, AF_PERI_LN,
-   F_S | F_R | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_R | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.map", "ngpt", AF_V_PASS, "S7.map", claim_s7_map, AF_NGPT,
-   F_S | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.map", "ln-scaling", AF_V_PASS, "S7.map", claim_s7_map, AF_LN_SCALING,
-   F_S | F_A, "one layer step = the spec's map (theory/s7.c)"},
+   F_S | F_A, "one layer step = S7's formula (theory/s7.c)"},
   {"S7.sym", "post-ln", AF_V_PASS, "S7.sym", claim_s7_sym, AF_POST_LN,
    F_S | F_A, "symmetric start: map = scalar map; order 1 to the ODE"},
   {"S7.sym", "pre-ln", AF_V_PASS, "S7.sym", claim_s7_sym, AF_PRE_LN,

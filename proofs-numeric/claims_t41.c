@@ -1,4 +1,4 @@
-/* claims_t41.c -- claims T4.1, T4.1a, T4.1b, T4.1c of the spec
+/* claims_t41.c -- claims T4.1, T4.1a, T4.1b, T4.1c of theorems.md
  * (theory/theorems.md T4.1-T4.1d, N1).
  *
  * Every claim starts the n-particle system (src/) from the symmetric start
@@ -402,12 +402,7 @@ static void mp_gap(mpfr_t gap, mpfr_t rmean, double *dmin, double *rmax,
   *dmin = INFINITY;
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++) {
-      mpfr_set_zero(s, 1);
-      for (size_t k = 0; k < d; k++) {
-        mpfr_sub(q, th[i * d + k], th[j * d + k], MPFR_RNDN);
-        mpfr_sqr(q, q, MPFR_RNDN);
-        mpfr_add(s, s, q, MPFR_RNDN);
-      }
+      af_mp_vec_dist2(s, th + i * d, th + j * d, d, q);
       *dmin = fmin(*dmin, sqrt(mpfr_get_d(s, MPFR_RNDN)));
       mpfr_add(gap, gap, s, MPFR_RNDN);
     }

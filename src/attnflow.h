@@ -102,8 +102,8 @@ typedef struct {
   int needs_anorm;         /* divides by |A_j| (Peri-LN, nGPT)            */
   int moves_radius;        /* dr/dt may be non-zero                        */
   af_rates_fn rates;       /* speed factor and radial rate                 */
-  const char *speed_text;  /* s_j(t) as printed in the spec table          */
-  const char *radial_text; /* dr_j/dt as printed in the spec table         */
+  const char *speed_text;  /* s_j(t) as printed in theorems.md, S1-S6      */
+  const char *radial_text; /* dr_j/dt as printed in theorems.md, S1-S6     */
 } af_scheme;
 
 /* Row of the table for a scheme id (NULL if out of range). */

@@ -30,7 +30,7 @@ static void rates_pre(double *s, double *rho, double t, double r, double c,
 
 /* Mix-LN: Post-LN on [0, tau], Pre-LN after.  The integrators stop exactly
  * at tau and restart, so the value at t == tau itself is the Post-LN one
- * (the interval [0, tau] is closed on the Post-LN side, as in the spec). */
+ * (the interval [0, tau] is closed on the Post-LN side, as in theorems.md S3). */
 static void rates_mix(double *s, double *rho, double t, double r, double c,
                       double a, double alpha, double tau)
 {

@@ -4,7 +4,7 @@
  *
  * Expected values come from the double path (af_rhs, AF_KERNEL_DIRECT),
  * from exact rational arithmetic (GMP mpq_t), from the closed form T4.1d
- * of theory.md (an independent check of the Post-LN run), or from the
+ * of theorems.md (an independent check of the Post-LN run), or from the
  * other MPFR method / a run at twice the precision.
  */
 #ifdef HAVE_CONFIG_H

@@ -1,5 +1,5 @@
 /* cluster.c -- predictions for T3.1r, T4.2, T4.3, P1 (USA), P2, P3 of the
- * spec (theory.md sections 4 and 5).  See cluster.h.
+ * theorems.md.  See cluster.h.
  *
  * T3.1r infimum (derived).  For Pre-LN, dr_j/dt = c_j = N / D with
  *     N = e^b + sum_{k != j} e^{b x_k} x_k,   D = e^b + sum_{k != j} e^{b x_k},

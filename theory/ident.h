@@ -1,7 +1,7 @@
 /* ident.h -- the identities I1, I3 and the exact geodesic form of the
  * Post-LN layer map (theorems.md S7, I1-I3), as code (libaftheory).
  *
- * Independence: these functions are written from the spec's formulas
+ * Independence: these functions are written from the formulas of theorems.md
  * (M2 attention, the energy of I1, the three forms of the variance of I3,
  * the geodesic angle of S7); they share only the state layout with src/
  * and never integrate the n-particle system.

@@ -1,4 +1,4 @@
-/* s7.c -- the layer maps S7 written again from the spec, and their
+/* s7.c -- the layer maps S7 written again from theorems.md, and their
  * closed form on the symmetric start (see s7.h).
  *
  * Symmetric start.  n unit directions with common cosine gamma = 1 - w,

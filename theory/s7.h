@@ -1,8 +1,8 @@
-/* s7.h -- the discrete layer maps S7 written again from the spec, and
+/* s7.h -- the discrete layer maps S7 written again from theorems.md, and
  * their reduction on the symmetric start (libaftheory).
  *
  * Independence: af_s7_step computes the attention with af_id_attention
- * (theory/ident.c, M2 with Q = K = V = I) and applies the spec's formula
+ * (theory/ident.c, M2 with Q = K = V = I) and applies theorems.md's formula
  * of each map; nothing calls src/'s af_layer_step or its scheme table.
  * af_s7_sym_step is the same map on an equiangular configuration (all
  * pairwise gaps w, all radii r), in closed form.

@@ -2,7 +2,7 @@
  * (part of libaftheory; spec theorems.md T3.1r, derived).
  *
  * Independence as in cluster.h: the Peri-LN radial rate
- * <theta_j, A_j> / |A_j| is written out again from the spec table S4,
+ * <theta_j, A_j> / |A_j| is written out again from the table S4 of theorems.md,
  * nothing here calls src/.  Conventions: prefix af_t31r_, outputs first,
  * af_status codes; scalar functions return NaN for invalid arguments.
  */

@@ -1,4 +1,4 @@
-/* t41.c -- T4.1 of the spec (theory.md section 4): the symmetric start.
+/* t41.c -- T4.1 of theorems.md: the symmetric start.
  *
  * Method.  With Q = K = V = I, theta_j(0) orthonormal and r_j(0) = r0, all
  * pairwise cosines equal one gamma(t), all radii one r(t), and the

@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------ */
-/* The functions of T4.1 in the cosine gamma ("exactly as in the spec") */
+/* The functions of T4.1 in the cosine gamma (exactly as in theorems.md) */
 /* and in the gap w = 1 - gamma (robust for any beta, accurate as w->0). */
 /* Valid for n >= 2, beta >= 0 finite; otherwise NaN.                   */
 /* ------------------------------------------------------------------ */
@@ -98,7 +98,7 @@ int af_t41_params_validate(const af_t41_params *p);
 double af_t41_alpha(const af_t41_params *p, double t);
 
 /* Speed factor s and radial rate rho of the scheme at time t, radius r,
- * gap w (= 1 - gamma), written from the spec table.  For Mix-LN, `after`
+ * gap w (= 1 - gamma), written from the table S1-S6 of theorems.md.  For Mix-LN, `after`
  * selects the branch (0: t <= tau, Post-LN; 1: t > tau, Pre-LN); it is
  * ignored by the other schemes. */
 int af_t41_rates(double *s, double *rho, double t, double r, double w,
@@ -119,7 +119,7 @@ int af_t41_solve_ex(double *gamma, double *gap, double *r,
                     unsigned long *steps, const double *times, size_t ntimes,
                     const af_t41_params *p);
 
-/* T4.1a: dgamma/dt at t = 0+ from the spec's closed forms:
+/* T4.1a: dgamma/dt at t = 0+ from the closed forms of theorems.md:
  * Post-LN, LN-Scaling, Mix-LN with tau > 0: 2/(e^b+n-1);
  * Pre-LN (and Mix-LN with tau = 0): 2/(r0 (e^b+n-1));
  * Peri-LN: 2/(r0 sqrt(e^{2b}+n-1));  nGPT: 2 alpha(0)/sqrt(e^{2b}+n-1). */
