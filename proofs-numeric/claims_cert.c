@@ -78,13 +78,6 @@
 #include "attnflow_mp.h"
 #include "datadir.h"
 
-static void nocert(af_vresult *r, const char *why)
-{
-  r->status = AF_V_NOCERT;
-  r->measured = r->predicted = r->tolerance = r->margin = NAN;
-  af_v_note(r, "%s", why);
-}
-
 #ifdef AF_HAVE_ARB
 
 #define CERT_PREC 256
@@ -243,7 +236,7 @@ static void claim_enclose(af_vresult *r, const af_vctx *c, int arg)
             k->n, k->beta, k->r0, (long) CERT_PREC, st.order, st.steps,
             st.rejected);
   if (rc != AF_OK) {
-    nocert(r, "integrator: ");
+    af_v_nocert(r, "integrator: ");
     af_v_note(r, "%s", af_strerror(rc));
     goto out;
   }
@@ -1063,7 +1056,7 @@ static void claim_mpref(af_vresult *r, const af_vctx *c, int arg)
   if (dp == NULL) {
     char why[4200];
     snprintf(why, sizeof why, "no reference directory %s", dir);
-    nocert(r, why);
+    af_v_nocert(r, why);
     return;
   }
   char *names[128];
@@ -1178,7 +1171,7 @@ static void claim_stub(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) c;
   (void) arg;
-  nocert(r, "built without Arb");
+  af_v_nocert(r, "built without Arb");
 }
 #define claim_enclose claim_stub
 #define claim_velocity claim_stub

@@ -207,6 +207,13 @@ void af_v_rel(af_vresult *r, double m, double p, double tol)
   set(r, m, p, tol, err <= t, t > 0 ? (t - err) / t : 0.0 - err);
 }
 
+void af_v_nocert(af_vresult *r, const char *why)
+{
+  r->status = AF_V_NOCERT;
+  r->measured = r->predicted = r->tolerance = r->margin = NAN;
+  af_v_note(r, "%s", why);
+}
+
 void af_v_unit_dirs(double *th, const double *y, size_t n, size_t d)
 {
   for (size_t j = 0; j < n; j++) {

@@ -156,6 +156,9 @@ void af_v_unit_dirs(double *th, const double *y, size_t n, size_t d);
 void af_v_le(af_vresult *r, double measured, double bound, double slack);
 /* measured >= bound - slack (one-sided). */
 void af_v_ge(af_vresult *r, double measured, double bound, double slack);
+/* Could not certify (certified claims): status NOCERT, values NaN, the
+ * reason in the note. */
+void af_v_nocert(af_vresult *r, const char *why);
 /* Library error: status ERROR with the message. */
 void af_v_error(af_vresult *r, int af_status_code, const char *where);
 /* 1 if code is AF_OK, else af_v_error(r, code, where) and 0. */
