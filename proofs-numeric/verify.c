@@ -318,6 +318,9 @@ static const struct {
   {af_claims_mp, &af_claims_mp_count},
   {af_claims_edges, &af_claims_edges_count},
   {af_claims_cert, &af_claims_cert_count},
+  {af_claims_range, &af_claims_range_count},
+  {af_claims_longctx, &af_claims_longctx_count},
+  {af_claims_sweeps, &af_claims_sweeps_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

@@ -112,6 +112,9 @@ AF_CLAIM_TABLE(af_claims_power)
 AF_CLAIM_TABLE(af_claims_attnmodes)
 AF_CLAIM_TABLE(af_claims_mp)
 AF_CLAIM_TABLE(af_claims_edges)
+AF_CLAIM_TABLE(af_claims_range)
+AF_CLAIM_TABLE(af_claims_longctx)
+AF_CLAIM_TABLE(af_claims_sweeps)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

@@ -1,0 +1,171 @@
+/* claims_longctx.c -- the long-context transition of one attention layer
+ * (theorems.md LC).
+ *
+ * LC/<scheme>: n tokens th_i = sqrt(rho) e_0 + sqrt(1 - rho) e_i (d =
+ * n + 1, all pairwise cosines rho = 1/2), beta = gamma log n with gamma
+ * below, at and above 1/(1 - rho) = 2; one layer of the scheme's map
+ * (af_layer_step, h = 1, layer 0; nGPT at alpha = 1 is the attention
+ * output's direction, the survey's map) against the exact finite-n
+ * cosine of theory/longctx.c.  measured = the largest relative error of
+ * the cosine and of the gap 1 - cos (computed as |th_i - th_j|^2 / 2)
+ * over the pairs (i, i + 1), the gammas and n = 100 (quick), 100, 316,
+ * 1000 (full).  n = 10^4 would need d = 10^4 + 1: a state of 8e8 bytes
+ * and 10^12 operations for the scores of one layer with the O(n^2 d)
+ * kernels, beyond the budget of a claim.
+ *
+ * LC.rate: the three n -> infinity limits of the exact cosine (each
+ * scheme) are approached at the predicted rate: the local slope of
+ * log |cos_n - limit| against log n between n = 10^14 and 10^16 (long
+ * double) against longctx.c's rate, at gamma = 1.2, 2, 2.8 (kappa = 0.4,
+ * transition, -0.4).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include <math.h>
+#include <stdlib.h>
+
+#include "../theory/longctx.h"
+#include "verify.h"
+
+#define LC_RHO 0.5
+
+static const double lc_gammas[3] = {1.2, 2.0, 2.8};
+
+static void claim_lc(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id sc = (af_scheme_id) arg;
+  double tol = af_v_tol(c, "LC.cos");
+  static const size_t ns_full[3] = {100, 316, 1000};
+  size_t nn = c->level == AF_LEVEL_FULL ? 3 : 1;
+  double worst = 0, wn = 0, wg = 0;
+  double ex[3][3]; /* exact cosine per n, gamma (for the note) */
+  int rc = AF_OK;
+  for (size_t in = 0; in < nn && rc == AF_OK; in++) {
+    size_t n = ns_full[in], d = n + 1, N = af_state_size(n, d);
+    double *y = calloc(N, sizeof *y), *yo = malloc(N * sizeof *yo);
+    af_work *w = af_work_alloc(n, d);
+    if (!(y && yo && w))
+      rc = AF_ENOMEM;
+    for (size_t i = 0; rc == AF_OK && i < n; i++) {
+      y[i * d] = sqrt(LC_RHO);
+      y[i * d + i + 1] = sqrt(1.0 - LC_RHO);
+      y[n * d + i] = 1.0;
+    }
+    for (size_t ig = 0; ig < 3 && rc == AF_OK; ig++) {
+      double g = lc_gammas[ig];
+      af_model m;
+      af_v_model(&m, c, n, d, g * log((double) n), sc);
+      rc = af_layer_step(yo, y, 0, 1.0, &m, w);
+      if (rc != AF_OK)
+        break;
+      long double cx, gx;
+      af_lc_cos(&cx, &gx, sc, (long double) (n - 1), LC_RHO, g, 1.0, 1.0);
+      ex[in][ig] = (double) cx;
+      for (size_t i = 0; i + 1 < n; i++) {
+        const double *u = yo + i * d, *v = yo + (i + 1) * d;
+        double nu = 0, nv = 0;
+        for (size_t k = 0; k < d; k++) {
+          nu += u[k] * u[k];
+          nv += v[k] * v[k];
+        }
+        nu = sqrt(nu);
+        nv = sqrt(nv);
+        double gap = 0;
+        for (size_t k = 0; k < d; k++) {
+          double e = u[k] / nu - v[k] / nv;
+          gap += e * e;
+        }
+        gap *= 0.5;
+        double e1 = fabs((1.0 - gap) - (double) cx) / (double) cx;
+        double e2 = fabs(gap - (double) gx) / (double) gx;
+        double e = fmax(e1, e2);
+        if (!(e <= worst)) {
+          worst = e;
+          wn = (double) n;
+          wg = g;
+        }
+      }
+    }
+    free(y);
+    free(yo);
+    af_work_free(w);
+  }
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "LC");
+    return;
+  }
+  af_v_le(r, worst, tol, 0.0);
+  af_v_note(r, "rho=0.5, beta=gamma log n, one layer h=1%s: max relative "
+            "error of cos and 1-cos %.3g (n=%g gamma=%g); exact cos at n=%zu "
+            "for gamma 1.2/2/2.8: %.6f %.6f %.6f",
+            sc == AF_NGPT ? " (alpha=1: the attention output's direction)"
+                          : "",
+            worst, wn, wg, ns_full[nn - 1], ex[nn - 1][0], ex[nn - 1][1],
+            ex[nn - 1][2]);
+}
+
+/* |cos_n - limit| at n = x + 1 (the gap itself where the limit is 1). */
+static long double lc_dev(af_scheme_id sc, int regime, long double x,
+                          double g, long double lim)
+{
+  long double cx, gx;
+  af_lc_cos(&cx, &gx, sc, x, LC_RHO, g, 1.0, 1.0);
+  return lim == 1.0L ? gx : fabsl(cx - lim);
+  (void) regime;
+}
+
+static void claim_lc_rate(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  double tol = af_v_tol(c, "LC.rate");
+  static const af_scheme_id scs[] = {AF_POST_LN, AF_PERI_LN, AF_NGPT,
+                                     AF_LC_ATTN};
+  static const char *names[] = {"post", "peri", "ngpt", "attn"};
+  double worst = 0;
+  char buf[200] = "";
+  size_t len = 0;
+  for (size_t s = 0; s < sizeof scs / sizeof scs[0]; s++) {
+    len += (size_t) snprintf(buf + len, sizeof buf - len, "%s%s", s ? "; " : "",
+                             names[s]);
+    for (int reg = -1; reg <= 1; reg++) {
+      double g = lc_gammas[reg + 1];
+      long double lim = af_lc_limit(scs[s], reg, LC_RHO, 1.0, 1.0);
+      long double d1 = lc_dev(scs[s], reg, 1e14L, g, lim);
+      long double d2 = lc_dev(scs[s], reg, 1e16L, g, lim);
+      double slope = (double) (-(logl(d2) - logl(d1)) / logl(100.0L));
+      double pred = af_lc_rate(scs[s], reg, LC_RHO, g, 1.0);
+      double e = fabs(slope - pred);
+      if (!(e <= worst))
+        worst = e;
+      if (len < sizeof buf)
+        len += (size_t) snprintf(buf + len, sizeof buf - len, " %.3f/%.2f",
+                                 slope, pred);
+    }
+  }
+  af_v_le(r, worst, tol, 0.0);
+  af_v_note(r, "rho=0.5, gamma 1.2/2/2.8, limits %.4Lf %.4Lf %.4Lf (attn); "
+            "fitted/predicted rates %s", af_lc_limit(AF_LC_ATTN, -1, LC_RHO, 1, 1),
+            af_lc_limit(AF_LC_ATTN, 0, LC_RHO, 1, 1),
+            af_lc_limit(AF_LC_ATTN, 1, LC_RHO, 1, 1), buf);
+}
+
+const af_claim af_claims_longctx[] = {
+  {"LC", "post-ln", AF_V_PASS, "LC.cos", claim_lc, AF_POST_LN, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC", "pre-ln", AF_V_PASS, "LC.cos", claim_lc, AF_PRE_LN, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC", "mix-ln", AF_V_PASS, "LC.cos", claim_lc, AF_MIX_LN, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC", "peri-ln", AF_V_PASS, "LC.cos", claim_lc, AF_PERI_LN, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC", "ngpt", AF_V_PASS, "LC.cos", claim_lc, AF_NGPT, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC", "ln-scaling", AF_V_PASS, "LC.cos", claim_lc, AF_LN_SCALING, F_A,
+   "one layer at beta = gamma log n: cosine = exact finite-n formula"},
+  {"LC.rate", "", AF_V_PASS, "LC.rate", claim_lc_rate, 0, 0,
+   "the three n -> infinity limits approached at the predicted rates"},
+};
+
+const size_t af_claims_longctx_count =
+    sizeof af_claims_longctx / sizeof af_claims_longctx[0];
