@@ -670,6 +670,91 @@ static void claim_t42_seeds(af_vresult *r, const af_vctx *c, int arg)
   free(rows);
 }
 
+/* ------------------------------------------------------------ P5 */
+
+#include "../theory/merge.h"
+
+/* P5.tmerge: two tokens at right angles on the circle (Post-LN, the
+ * smallest metastable configuration: two clusters of one token) merge to
+ * angle 0.1 at the time of theory/merge.c; checked at beta = 4, 7, 10 by
+ * the angle the simulation reaches at that time, converted to a time
+ * error with dphi/dt at 0.1.  The slope d ln t / d beta (theory, central
+ * difference) is reported against its limit 1 - cos phi0 = 1. */
+#define PM_PHI0 (0.5 * M_PI)
+#define PM_PHIE 0.1
+
+static void pm_slopes(double *sl, const double *bs, size_t nb, int *rc)
+{
+  for (size_t i = 0; i < nb && *rc == AF_OK; i++) {
+    double tp, tm, h = 1e-3;
+    *rc = af_merge_time(&tp, bs[i] + h, PM_PHI0, PM_PHIE);
+    if (*rc == AF_OK)
+      *rc = af_merge_time(&tm, bs[i] - h, PM_PHI0, PM_PHIE);
+    sl[i] = (log(tp) - log(tm)) / (2 * h);
+  }
+}
+
+static void claim_p5_tmerge(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  static const double bs[3] = {4.0, 7.0, 10.0};
+  double worst = 0, ts[3], sl[3];
+  int rc = AF_OK;
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    rc = af_merge_time(&ts[i], bs[i], PM_PHI0, PM_PHIE);
+    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
+    af_model m;
+    af_v_model(&m, c, 2, 2, bs[i], AF_POST_LN);
+    const double times[2] = {0, ts[i]};
+    if (rc == AF_OK)
+      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
+    if (rc != AF_OK)
+      break;
+    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
+    double s = sin(0.5 * PM_PHIE);
+    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s));
+    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / ts[i]);
+  }
+  pm_slopes(sl, bs, 3, &rc);
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P5.tmerge");
+    return;
+  }
+  af_v_le(r, worst, 0.0, af_v_tol(c, "P5.tmerge"));
+  af_v_note(r, "two tokens at pi/2 on the circle, Post-LN, to angle 0.1: "
+            "t_merge %.6g, %.6g, %.6g at beta 4, 7, 10 (quadrature), "
+            "relative time error of the run %.2g; d ln t/d beta %.4f, %.4f, "
+            "%.4f (limit 1 - cos phi0 = 1; Laplace 1 - 1/beta)", ts[0], ts[1],
+            ts[2], worst, sl[0], sl[1], sl[2]);
+}
+
+/* The statement asked of the metastable time scale: d ln t_merge / d beta
+ * within 2 % of 1 - cos phi over beta in [4, 10].  It fails: the
+ * prefactor of e^{beta (1 - cos phi)} depends on beta (Laplace: 1/beta),
+ * so the slope is 1 - cos phi - 1/beta + ...; expected outcome FAIL. */
+static void claim_p5_slope(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  static const double bs[7] = {4, 5, 6, 7, 8, 9, 10};
+  double sl[7], worst = 0;
+  int rc = AF_OK;
+  pm_slopes(sl, bs, 7, &rc);
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P5.tscale");
+    return;
+  }
+  for (size_t i = 0; i < 7; i++)
+    worst = fmax(worst, fabs(sl[i] - 1.0));
+  af_v_le(r, worst, 0.0, af_v_tol(c, "P5.tscale"));
+  af_v_note(r, "d ln t_merge/d beta vs 1 - cos phi0 = 1 at beta 4..10: %.3f "
+            "%.3f %.3f %.3f %.3f %.3f %.3f", sl[0], sl[1], sl[2], sl[3], sl[4],
+            sl[5], sl[6]);
+}
+
 #define SW_PER_SCHEME(id, key, fn, breaks, title)                            \
   {id, "post-ln", AF_V_PASS, key, fn, AF_POST_LN, breaks, title},           \
   {id, "pre-ln", AF_V_PASS, key, fn, AF_PRE_LN, breaks, title},             \
@@ -692,6 +777,11 @@ const af_claim af_claims_sweeps[] = {
    F_R, "radial bounds over beta in [0.1, 8] and random Q^T K"},
   {"T4.3a.range", "peri-ln", AF_V_PASS, "T4.3a", claim_t43a_range,
    AF_PERI_LN, F_R, "radial bounds over beta in [0.1, 8] and random Q^T K"},
+  {"P5.tmerge", "post-ln", AF_V_PASS, "P5.tmerge", claim_p5_tmerge, 0, F_A,
+   "two-token merging time at beta 4, 7, 10 against its quadrature"},
+  {"P5.tscale", "", AF_V_FAIL, "P5.tscale", claim_p5_slope, 0, 0,
+   "sanity: d ln t_merge/d beta within 2% of 1 - cos phi on [4, 10] "
+   "(false: the prefactor depends on beta)"},
   {"T4.2.seeds", "", AF_V_PASS, "T4.2.C", claim_t42_seeds, 0, 0,
    "initial velocity bound over 32 random starts per (n, d) point"},
   SW_PER_SCHEME("T4.3bc.range", "T4.3c", claim_t43bc_range, F_S,
