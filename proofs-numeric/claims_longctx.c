@@ -238,6 +238,41 @@ static void claim_dn(af_vresult *r, const af_vctx *c, int arg)
             exp(ly[nd - 1]), ds[nd - 1], slope, ds[nd - 1], bias, bsd);
 }
 
+/* P1.rate: the USA rate.  From an orthonormal start the USA cosines obey
+ * d(1 - g)/dt = -(2/n) e^{beta g}(1 - g)(1 + (n - 1) g) (P1), so the gap
+ * decays at the local rate (2/n) e^{beta (1 - w)}(n - (n - 1) w), w = 1 - g,
+ * which tends to 2 e^beta: the n-particle system's -d ln(gap)/dt between
+ * t = 3 and 4 (gap 1e-9 .. 1e-13, DIRECT kernel, gap_max observable)
+ * against 2 e^beta, relative. */
+static void claim_usa_rate(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  const size_t n = 4, d = 4;
+  const double beta = 1.5, times[3] = {0, 3, 4};
+  af_model m;
+  af_v_model(&m, c, n, d, beta, AF_POST_LN);
+  m.attn = AF_ATTN_USA;
+  double y[4 * 4 + 4], obs[3 * AF_OBS_COUNT];
+  int rc = af_init_state(y, NULL, "orthonormal", n, d, 1.0, 1);
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = 1e-13;
+  o.atol = 1e-18;
+  if (rc == AF_OK)
+    rc = af_v_run(obs, y, times, 3, &m, &o, AF_KERNEL_DIRECT);
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P1.rate");
+    return;
+  }
+  double g1 = obs[AF_OBS_COUNT + AF_OBS_gap_max];
+  double g2 = obs[2 * AF_OBS_COUNT + AF_OBS_gap_max];
+  double rate = (log(g1) - log(g2)) / (times[2] - times[1]);
+  af_v_rel(r, rate, 2.0 * exp(beta), af_v_tol(c, "P1.rate"));
+  af_v_note(r, "USA n=4 beta=1.5 orthonormal start: gap %.3g at t=3, %.3g at "
+            "t=4, -d ln gap/dt %.10g vs 2 e^beta %.10g", g1, g2, rate,
+            2.0 * exp(beta));
+}
+
 const af_claim af_claims_longctx[] = {
   {"LC", "post-ln", AF_V_PASS, "LC.cos", claim_lc, AF_POST_LN, F_A,
    "one layer at beta = gamma log n: cosine = exact finite-n formula"},
@@ -255,6 +290,8 @@ const af_claim af_claims_longctx[] = {
    "random starts at d >> n follow gamma(t), deviation ~ d^-1/2"},
   {"T4.1.dn", "peri-ln", AF_V_PASS, "T4.1.dn", claim_dn, AF_PERI_LN, 0,
    "random starts at d >> n follow gamma(t), deviation ~ d^-1/2"},
+  {"P1.rate", "post-ln", AF_V_PASS, "P1.rate", claim_usa_rate, 0, F_A,
+   "USA gap decays at the rate 2 e^beta"},
   {"LC.rate", "", AF_V_PASS, "LC.rate", claim_lc_rate, 0, 0,
    "the three n -> infinity limits approached at the predicted rates"},
 };
