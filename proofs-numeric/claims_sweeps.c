@@ -732,6 +732,50 @@ static void claim_p5_tmerge(af_vresult *r, const af_vctx *c, int arg)
             ts[2], worst, sl[0], sl[1], sl[2]);
 }
 
+/* P5.depth: the same two tokens under Pre-LN (r0 = 1): the merging time
+ * of theory/merge.c (Post-LN time u = int dt/r, I2) against the run, as
+ * a relative time error; and ln(1 + t_pre) against t_post (a plateau of
+ * Post-LN length T lasts about e^T under Pre-LN).  beta = 4, 5.5, 7: at
+ * beta = 10 the Post-LN merge takes 1129, the Pre-LN one e^1129, beyond
+ * double. */
+static void claim_p5_depth(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  static const double bs[3] = {4.0, 5.5, 7.0};
+  double worst = 0, tp[3], tq[3];
+  int rc = AF_OK;
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    rc = af_merge_time_preln(&tp[i], &tq[i], bs[i], PM_PHI0, PM_PHIE);
+    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
+    af_model m;
+    af_v_model(&m, c, 2, 2, bs[i], AF_PRE_LN);
+    const double times[2] = {0, tp[i]};
+    if (rc == AF_OK)
+      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
+    if (rc != AF_OK)
+      break;
+    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
+    double s = sin(0.5 * PM_PHIE);
+    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s)) / y[4];
+    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / tp[i]);
+  }
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P5.depth");
+    return;
+  }
+  af_v_le(r, worst, 0.0, af_v_tol(c, "P5.tmerge"));
+  af_v_note(r, "two tokens at pi/2, Pre-LN r0=1, to angle 0.1: t_pre %.4g, "
+            "%.4g, %.4g at beta 4, 5.5, 7 (Post-LN %.4g, %.4g, %.4g); "
+            "ln(1+t_pre)/t_post %.3f %.3f %.3f; relative time error of the "
+            "run %.2g", tp[0], tp[1], tp[2], tq[0], tq[1], tq[2],
+            log1p(tp[0]) / tq[0], log1p(tp[1]) / tq[1], log1p(tp[2]) / tq[2],
+            worst);
+}
+
 /* The statement asked of the metastable time scale: d ln t_merge / d beta
  * within 2 % of 1 - cos phi over beta in [4, 10].  It fails: the
  * prefactor of e^{beta (1 - cos phi)} depends on beta (Laplace: 1/beta),
@@ -779,6 +823,9 @@ const af_claim af_claims_sweeps[] = {
    AF_PERI_LN, F_R, "radial bounds over beta in [0.1, 8] and random Q^T K"},
   {"P5.tmerge", "post-ln", AF_V_PASS, "P5.tmerge", claim_p5_tmerge, 0, F_A,
    "two-token merging time at beta 4, 7, 10 against its quadrature"},
+  {"P5.depth", "pre-ln", AF_V_PASS, "P5.tmerge", claim_p5_depth, 0,
+   F_A | F_R, "two-token merging time under Pre-LN (about e^T for a Post-LN "
+   "plateau of length T) against its quadrature"},
   {"P5.tscale", "", AF_V_FAIL, "P5.tscale", claim_p5_slope, 0, 0,
    "sanity: d ln t_merge/d beta within 2% of 1 - cos phi on [4, 10] "
    "(false: the prefactor depends on beta)"},

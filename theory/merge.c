@@ -6,6 +6,7 @@
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
+#include <gsl/gsl_odeiv2.h>
 
 #include "attnflow.h"
 #include "merge.h"
@@ -33,4 +34,44 @@ int af_merge_time(double *t, double beta, double phi0, double phie)
                                GSL_INTEG_GAUSS61, ws, t, &err);
   gsl_integration_workspace_free(ws);
   return rc == GSL_SUCCESS ? AF_OK : AF_EGSL;
+}
+
+/* y = (u, ln r, t) as functions of phi (decreasing from phi0): with
+ * D = |du/dphi| = (1 + e^{beta (1 - cos phi)}) / (2 sin phi), going down
+ * in phi: du = D, d ln r = c D, dt = r D per unit decrease. */
+static int preln_field(double phi, const double y[], double f[], void *p)
+{
+  double beta = *(const double *) p;
+  double s = sin(0.5 * phi), g = 2.0 * s * s; /* 1 - cos phi */
+  double D = (1.0 + exp(beta * g)) / (2.0 * sin(phi));
+  double E = exp(-beta * g);
+  double c = (1.0 + E * cos(phi)) / (1.0 + E);
+  f[0] = -D; /* d/dphi: phi decreases as u grows */
+  f[1] = -c * D;
+  f[2] = -exp(y[1]) * D;
+  return GSL_SUCCESS;
+}
+
+int af_merge_time_preln(double *t_pre, double *t_post, double beta,
+                        double phi0, double phie)
+{
+  if (!(phie > 0) || !(phie <= phi0) || !(phi0 < M_PI) || !(beta >= 0)
+      || !isfinite(beta))
+    return AF_EINVAL;
+  gsl_odeiv2_system sys = {preln_field, NULL, 3, &beta};
+  gsl_odeiv2_driver *drv = gsl_odeiv2_driver_alloc_y_new(
+      &sys, gsl_odeiv2_step_rk8pd, -1e-3, 0.0, 1e-13);
+  if (drv == NULL)
+    return AF_ENOMEM;
+  gsl_set_error_handler_off(); /* the library never aborts (integrate.c) */
+  double phi = phi0, y[3] = {0, 0, 0};
+  int rc = gsl_odeiv2_driver_apply(drv, &phi, phie, y);
+  gsl_odeiv2_driver_free(drv);
+  if (rc != GSL_SUCCESS)
+    return AF_EGSL;
+  if (t_post)
+    *t_post = y[0];
+  if (t_pre)
+    *t_pre = y[2];
+  return AF_OK;
 }

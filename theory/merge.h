@@ -22,6 +22,16 @@ extern "C" {
  * relative). */
 int af_merge_time(double *t, double beta, double phi0, double phie);
 
+/* The same merge under Pre-LN (both radii r0 = 1 and equal by symmetry,
+ * so Pre-LN at t is Post-LN at u = int_0^t ds / r, theorems.md I2): in
+ * Post-LN time u, d ln r/du = c(phi) = (1 + E cos phi)/(1 + E),
+ * E = e^{-beta (1 - cos phi)}, and dt/du = r.  *t_pre and *t_post (may be
+ * NULL) = the Pre-LN and Post-LN times from phi0 to phie, by rk8pd in phi
+ * (rtol 1e-13).  On the plateau c ~ 1, so t_pre ~ e^{t_post}: a plateau
+ * of Post-LN length T lasts about e^T under Pre-LN. */
+int af_merge_time_preln(double *t_pre, double *t_post, double beta,
+                        double phi0, double phie);
+
 #ifdef __cplusplus
 }
 #endif
