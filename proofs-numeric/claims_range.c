@@ -585,6 +585,108 @@ static void claim_dist(af_vresult *r, const af_vctx *c, int arg)
             what);
 }
 
+/* ------------------------------------------------------------ I1.eq */
+
+/* I1 near equilibrium: the energy is non-decreasing also where its
+ * increments are far below double resolution.  Post-LN or nGPT (both
+ * collapse like e^{-2t}; Pre-, Mix- and Peri-LN only like t^-2, so that
+ * their increments stay above 1e-8 to t = 65536), n = 3, d = 3,
+ * beta = 1.3, a cap start (all cosines >= 0.5), MPFR (mp-gbs, 100 bits,
+ * tol 1e-24) to t = 16 (quick) or 22 (full) with outputs every 2: every
+ * increment E_k - E_{k-1} (af_mp_observe's energy, in MPFR) >= -slack
+ * E_k, slack = 4 beta tol (|dE/dy| <= 2 beta E per component, two
+ * values); the smallest relative increment reached is reported and must
+ * be below 1e-12 (else the run did not come close enough to equilibrium:
+ * INCONCLUSIVE). */
+#define EQ_N 3
+#define EQ_D 3
+#define EQ_PREC 100
+#define EQ_TOL 1e-24
+
+typedef struct {
+  mpfr_t *obs;
+  mpfr_t prev, diff;
+  af_mp_work *w;
+  const af_model *m;
+  int have;
+  double worst, smallest;
+} eq_ctx;
+
+static int eq_out(double t, mpfr_t *y, void *vctx)
+{
+  eq_ctx *x = vctx;
+  mpfr_t tt;
+  mpfr_init2(tt, EQ_PREC);
+  mpfr_set_d(tt, t, MPFR_RNDN);
+  int rc = af_mp_observe(x->obs, tt, y, 0.9999, x->m, x->w);
+  mpfr_clear(tt);
+  if (rc != AF_OK)
+    return rc;
+  mpfr_ptr E = x->obs[AF_OBS_energy];
+  if (x->have) {
+    mpfr_sub(x->diff, E, x->prev, MPFR_RNDN);
+    mpfr_div(x->diff, x->diff, E, MPFR_RNDN);
+    double q = mpfr_get_d(x->diff, MPFR_RNDN);
+    x->worst = fmin(x->worst, q);
+    if (q > 0)
+      x->smallest = fmin(x->smallest, q);
+  }
+  mpfr_set(x->prev, E, MPFR_RNDN);
+  x->have = 1;
+  return AF_OK;
+}
+
+static void claim_i1_eq(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id s = (af_scheme_id) arg;
+  const size_t N = af_state_size(EQ_N, EQ_D);
+  const double beta = 1.3;
+  af_model m;
+  af_v_model(&m, c, EQ_N, EQ_D, beta, s);
+  double y0[EQ_N * EQ_D + EQ_N], times[12];
+  int quick = c->level == AF_LEVEL_QUICK;
+  size_t K = quick ? 9 : 12;
+  for (size_t k = 0; k < K; k++)
+    times[k] = 2.0 * (double) k;
+  int rc = af_init_state(y0, NULL, "cap:0.5", EQ_N, EQ_D, 1.0, 1101);
+  eq_ctx x;
+  memset(&x, 0, sizeof x);
+  x.m = &m;
+  x.worst = INFINITY;
+  x.smallest = INFINITY;
+  x.w = af_mp_work_alloc(EQ_N, EQ_D, EQ_PREC);
+  x.obs = af_mp_vec_alloc(AF_OBS_COUNT, EQ_PREC);
+  mpfr_t *y = af_mp_vec_alloc(N, EQ_PREC);
+  mpfr_inits2(EQ_PREC, x.prev, x.diff, (mpfr_ptr) 0);
+  if (rc == AF_OK && !(x.w && x.obs && y))
+    rc = AF_ENOMEM;
+  af_mp_stats st;
+  if (rc == AF_OK) {
+    af_mp_vec_set_d(y, y0, N);
+    af_mp_opts o;
+    af_mp_opts_init(&o);
+    o.tol = EQ_TOL;
+    rc = af_mp_integrate(y, times, K, &m, &o, x.w, eq_out, &x, &st);
+  }
+  mpfr_clears(x.prev, x.diff, (mpfr_ptr) 0);
+  af_mp_work_free(x.w);
+  af_mp_vec_free(x.obs, x.obs ? AF_OBS_COUNT : 0);
+  af_mp_vec_free(y, y ? N : 0);
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "I1.eq");
+    return;
+  }
+  af_v_ge(r, x.worst, 0.0, af_v_tol(c, "I1.eq"));
+  af_v_note(r, "n=%d d=%d beta=1.3 cap:0.5 start, mp-gbs %d bits tol %g to "
+            "t=%g: smallest relative energy increment %.3g (>= 0 required), "
+            "the smallest positive one %.3g", EQ_N, EQ_D, EQ_PREC, EQ_TOL,
+            times[K - 1], x.worst, x.smallest);
+  if (r->status == AF_V_PASS && !(x.smallest <= 1e-12)) {
+    r->status = AF_V_INCONCLUSIVE;
+    af_v_note(r, " -- not near equilibrium (increments above 1e-12)");
+  }
+}
+
 const af_claim af_claims_range[] = {
   {"M2.qk", "post-ln", AF_V_PASS, "M2.qk", claim_qk, 0, F_A,
    "scores <Q th_j, K th_k> (non-symmetric Q^T K) in every kernel, against "
@@ -593,6 +695,10 @@ const af_claim af_claims_range[] = {
    "MPFR: every accepted step's estimate within its local tolerance"},
   {"N.sweep", "post-ln", AF_V_PASS, "N.sweep", claim_sweep, 0, 0,
    "each sweep row is the run alone at its grid point"},
+  {"I1.eq", "post-ln", AF_V_PASS, "I1.eq", claim_i1_eq, AF_POST_LN, 0,
+   "energy non-decreasing down to relative increments < 1e-12 (MPFR)"},
+  {"I1.eq", "ngpt", AF_V_PASS, "I1.eq", claim_i1_eq, AF_NGPT, 0,
+   "energy non-decreasing down to relative increments < 1e-12 (MPFR)"},
   {"M1.dist", "", AF_V_PASS, "M1.dist", claim_dist, 0, 0,
    "starts have their laws (KS against exact distributions)"},
 };
