@@ -1,5 +1,6 @@
 /* claims_longctx.c -- the long-context transition of one attention layer
- * (theorems.md LC).
+ * (theorems.md LC), and the large-d and large-beta rates T4.1.dn and
+ * P1.rate (described above their functions).
  *
  * LC/<scheme>: n tokens th_i = sqrt(rho) e_0 + sqrt(1 - rho) e_i (d =
  * n + 1, all pairwise cosines rho = 1/2), beta = gamma log n with gamma
@@ -26,6 +27,7 @@
 #include <stdlib.h>
 
 #include "../theory/longctx.h"
+#include "../theory/theory.h"
 #include "verify.h"
 
 #define LC_RHO 0.5
@@ -106,13 +108,12 @@ static void claim_lc(af_vresult *r, const af_vctx *c, int arg)
 }
 
 /* |cos_n - limit| at n = x + 1 (the gap itself where the limit is 1). */
-static long double lc_dev(af_scheme_id sc, int regime, long double x,
-                          double g, long double lim)
+static long double lc_dev(af_scheme_id sc, long double x, double g,
+                          long double lim)
 {
   long double cx, gx;
   af_lc_cos(&cx, &gx, sc, x, LC_RHO, g, 1.0, 1.0);
   return lim == 1.0L ? gx : fabsl(cx - lim);
-  (void) regime;
 }
 
 static void claim_lc_rate(af_vresult *r, const af_vctx *c, int arg)
@@ -131,8 +132,8 @@ static void claim_lc_rate(af_vresult *r, const af_vctx *c, int arg)
     for (int reg = -1; reg <= 1; reg++) {
       double g = lc_gammas[reg + 1];
       long double lim = af_lc_limit(scs[s], reg, LC_RHO, 1.0, 1.0);
-      long double d1 = lc_dev(scs[s], reg, 1e14L, g, lim);
-      long double d2 = lc_dev(scs[s], reg, 1e16L, g, lim);
+      long double d1 = lc_dev(scs[s], 1e14L, g, lim);
+      long double d2 = lc_dev(scs[s], 1e16L, g, lim);
       double slope = (double) (-(logl(d2) - logl(d1)) / logl(100.0L));
       double pred = af_lc_rate(scs[s], reg, LC_RHO, g, 1.0);
       double e = fabs(slope - pred);
@@ -152,7 +153,6 @@ static void claim_lc_rate(af_vresult *r, const af_vctx *c, int arg)
 
 /* ------------------------------------------------------------ d >> n */
 
-#include "../theory/theory.h"
 
 /* T4.1.dn: random starts at d >> n follow the symmetric solution gamma(t)
  * of T4.1: at d = 10 n ... 640 n the pairwise cosines of a uniform start
