@@ -1,6 +1,7 @@
 /* claims_range.c -- claims that close classes of errors the kernels'
  * mutual agreement cannot see (theorems.md M2.qk, N.mplocal, N.sweep,
- * M1.dist).
+ * M1.dist), and I1.eq (the energy near equilibrium, MPFR; described
+ * above its function).
  *
  *  - M2.qk: the scores are <Q th_j, K th_k>, i.e. th_j^T Q^T K th_k, not
  *    th_j^T K^T Q th_k.  The kernels share the product M = Q^T K, so they
