@@ -449,7 +449,8 @@ static const fig_def fig_defs[] = {
     {"c4", "C4 phase diagrams of Post-, Pre-, Peri-LN, nGPT (n = 64, d = 16, "
            "20 beta, 16 starts, t <= 50)", fig_c4, fig_cap_phase},
     {"f2", "random-weights layer maps, every scheme (d = 512, n = 128, "
-           "beta = sqrt(d), 64 Kaiming layers; unit and sqrt(d) token scales)",
+           "beta = sqrt(d), 64 Kaiming layers, 8 seeds; unit and sqrt(d) "
+           "stream scales)",
            fig_f2, fig_cap_f2},
     {"c5", "C5 beta*(t): largest beta with gamma(t) >= 1 - 1e-3 (SA scalar "
            "ODE)", fig_c5, fig_cap_c5},
@@ -479,7 +480,8 @@ static void fig_help(void) {
          "               from CSV (for --caption)\n"
          "  --quick      small sizes and short horizons (for tests, seconds)\n"
          "  --seed S     seed of random starts and weights (default 1)\n"
-         "  --systems N  starts per beta of c3, c4 (default 2048, 16)\n"
+         "  --systems N  starts per beta of c3, c4 (default 2048, 16), seeds\n"
+         "               of f2 (default 8)\n"
          "  --list       list the figures\n"
          "\nFigures:\n");
   for (size_t i = 0; i < FIG_COUNT; i++)
