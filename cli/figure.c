@@ -449,13 +449,17 @@ static const fig_def fig_defs[] = {
     {"c4", "C4 phase diagrams of Post-, Pre-, Peri-LN, nGPT (n = 64, d = 16, "
            "20 beta, 16 starts, t <= 50)", fig_c4, fig_cap_phase},
     {"f2", "random-weights layer maps, every scheme (d = 512, n = 128, "
-           "beta = sqrt(d), 64 Kaiming layers; unit and sqrt(d) token scales)",
+           "beta = sqrt(d), 64 Kaiming layers, 8 seeds; unit and sqrt(d) "
+           "stream scales)",
            fig_f2, fig_cap_f2},
     {"c5", "C5 beta*(t): largest beta with gamma(t) >= 1 - 1e-3 (SA scalar "
            "ODE)", fig_c5, fig_cap_c5},
     {"conv", "convergence orders and work-precision of every GSL stepper, "
              "the layer maps and mp-gauss/mp-gbs against an MPFR reference "
              "(Pre-LN, n = 8, d = 3, beta = 1, t = 5)", fig_conv, fig_cap_conv},
+    {"tradeoff", "speed/diversity Pareto fronts of the six schemes over n, "
+                 "beta, r0, alpha, tau (scalar systems, layer maps h = 1, "
+                 "random starts)", fig_tradeoff, fig_cap_tradeoff},
 };
 #define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
 
@@ -476,20 +480,30 @@ static void fig_help(void) {
          "               from CSV (for --caption)\n"
          "  --quick      small sizes and short horizons (for tests, seconds)\n"
          "  --seed S     seed of random starts and weights (default 1)\n"
-         "  --systems N  starts per beta of c3, c4 (default 2048, 16)\n"
+         "  --systems N  starts per beta of c3, c4 (default 2048, 16), seeds\n"
+         "               of f2 (default 8)\n"
          "  --list       list the figures\n"
          "\nFigures:\n");
   for (size_t i = 0; i < FIG_COUNT; i++)
     printf("  %-4s %s\n", fig_defs[i].name, fig_defs[i].summary);
+  printf("\nOptions of the tradeoff figure only:\n"
+         "  --metric M   early metric: gamma (gamma(L0), default) or angle\n"
+         "               (mean angle moved by L0)\n"
+         "  --n LIST     token counts, e.g. 4,16,64 (default 4,16,64,256,1024;\n"
+         "               --quick 4,16)\n"
+         "  --beta LIST  inverse temperatures (default 0.5,1,2,4,8; --quick 1,4)\n"
+         "  --depths L0,L  early depth and horizon in layers (default 1,10)\n"
+         "  --systems N  random starts per grid point (default 16)\n");
   printf("\nExit status: 0 success, 1 run-time failure, 2 usage error.\n");
 }
 
 int af_cli_figure(int argc, char **argv) {
   static const af_cli_opt opts[] = {
       {"help", 0}, {"list", 0}, {"out", 1},     {"quick", 0},
-      {"seed", 1}, {"caption", 1}, {"from", 1}, {"systems", 1}, {NULL, 0}};
-  enum { OH, OL, OO, OQ, OS, OC, OF, OY };
-  fig_cfg c = {NULL, 0, 1, 0, NULL};
+      {"seed", 1}, {"caption", 1}, {"from", 1}, {"systems", 1},
+      {"metric", 1}, {"n", 1}, {"beta", 1}, {"depths", 1}, {NULL, 0}};
+  enum { OH, OL, OO, OQ, OS, OC, OF, OY, OMET, ON, OB, ODEP };
+  fig_cfg c = {NULL, 0, 1, 0, NULL, NULL, NULL, NULL, NULL};
   const char *out = "-", *cap = NULL, *from = NULL;
   int first = 1;
   if (argc >= 2 && argv[1][0] != '-') {
@@ -512,6 +526,10 @@ int af_cli_figure(int argc, char **argv) {
     if (o == OS && !af_cli_ulong(&c.seed, "seed", val)) return AF_EXIT_USAGE;
     if (o == OC) cap = val;
     if (o == OF) from = val;
+    if (o == OMET) c.metric = val;
+    if (o == ON) c.grid_n = val;
+    if (o == OB) c.grid_beta = val;
+    if (o == ODEP) c.depths = val;
     if (o == OY) {
       if (!af_cli_ulong(&c.systems, "systems", val)) return AF_EXIT_USAGE;
       if (c.systems == 0) {
@@ -540,6 +558,19 @@ int af_cli_figure(int argc, char **argv) {
   if (out[0] == '\0' || (cap && cap[0] == '\0') || (from && from[0] == '\0')) {
     af_cli_error("figure: empty path");
     return AF_EXIT_USAGE;
+  }
+  if (strcmp(def->name, "tradeoff") != 0 &&
+      (c.metric || c.grid_n || c.grid_beta || c.depths)) {
+    af_cli_error("figure %s: --metric, --n, --beta and --depths apply to "
+                 "the tradeoff figure only", c.name);
+    return AF_EXIT_USAGE;
+  }
+  if (strcmp(def->name, "tradeoff") == 0 && from == NULL) {
+    char why[256];
+    if (fig_tradeoff_check(&c, why, sizeof why) != AF_OK) {
+      af_cli_error("figure tradeoff: %s", why);
+      return AF_EXIT_USAGE;
+    }
   }
   if (cap && def->cap == NULL) {
     af_cli_error("figure %s: no generated caption", c.name);

@@ -27,6 +27,12 @@
 #define FIG_PRINTF(f, a) __attribute__((format(printf, f, a)))
 #else
 #define FIG_PRINTF(f, a)
+/* figure tradeoff (figure_tradeoff.c); fig_tradeoff_check: AF_OK, or
+ * AF_EINVAL with the reason in why (bad grid, metric or depths). */
+fig_fn fig_tradeoff;
+fig_cap_fn fig_cap_tradeoff;
+int fig_tradeoff_check(const fig_cfg *c, char *why, size_t cap);
+
 #endif
 
 /* ------------------------------------------------------------ table */
@@ -80,6 +86,9 @@ typedef struct {
   unsigned long seed;
   unsigned long systems; /* starts per beta of C3, C4; 0 = the figure's */
   FILE *progress; /* stderr if it is a terminal, else NULL */
+  /* figure tradeoff only (NULL: its defaults): early metric name, grid
+   * lists "a,b,..." of n and beta, depths "L0,L" */
+  const char *metric, *grid_n, *grid_beta, *depths;
 } fig_cfg;
 
 /* Progress on the terminal (nothing when stderr is not one). */
@@ -141,5 +150,11 @@ fig_fn fig_f1, fig_c1, fig_c1traj, fig_c2, fig_c3, fig_c4, fig_f2, fig_c5,
     fig_conv;
 fig_cap_fn fig_cap_f1, fig_cap_c1, fig_cap_c1traj, fig_cap_c2,
     fig_cap_phase /* C3 and C4 */, fig_cap_f2, fig_cap_c5, fig_cap_conv;
+
+/* figure tradeoff (figure_tradeoff.c); fig_tradeoff_check: AF_OK, or
+ * AF_EINVAL with the reason in why (bad grid, metric or depths). */
+fig_fn fig_tradeoff;
+fig_cap_fn fig_cap_tradeoff;
+int fig_tradeoff_check(const fig_cfg *c, char *why, size_t cap);
 
 #endif

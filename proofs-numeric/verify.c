@@ -321,6 +321,8 @@ static const struct {
   {af_claims_range, &af_claims_range_count},
   {af_claims_longctx, &af_claims_longctx_count},
   {af_claims_sweeps, &af_claims_sweeps_count},
+  {af_claims_front, &af_claims_front_count},
+  {af_claims_rstar, &af_claims_rstar_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

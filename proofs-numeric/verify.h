@@ -115,6 +115,8 @@ AF_CLAIM_TABLE(af_claims_edges)
 AF_CLAIM_TABLE(af_claims_range)
 AF_CLAIM_TABLE(af_claims_longctx)
 AF_CLAIM_TABLE(af_claims_sweeps)
+AF_CLAIM_TABLE(af_claims_front)
+AF_CLAIM_TABLE(af_claims_rstar)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

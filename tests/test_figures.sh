@@ -39,7 +39,7 @@ notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: 
 
 # The list the command knows must be the list tested here.
 figs=$("$AF" figure --list | cut -f 1 | tr '\n' ' ')
-want="f1 c1 c1traj c2 c3 c4 f2 c5 conv "
+want="f1 c1 c1traj c2 c3 c4 f2 c5 conv tradeoff "
 if [ "$figs" = "$want" ]; then
   ok "figure --list names $want"
 else
@@ -140,6 +140,12 @@ want_error 1 "run-time error" c2 --from "$tmp/nosuch.csv" --caption "$tmp/x.cap"
 want_error 2 "usage error" nosuch --out "$tmp/x.csv"
 want_error 2 "usage error" --out "$tmp/x.csv"
 want_error 2 "usage error" c3 --systems 0 --out "$tmp/x.csv"
+# The tradeoff figure: an empty grid, an unknown metric, the early depth
+# beyond the horizon, its options given to another figure.
+want_error 2 "usage error (empty grid)" tradeoff --n "" --out "$tmp/x.csv"
+want_error 2 "usage error (unknown metric)" tradeoff --metric speed --out "$tmp/x.csv"
+want_error 2 "usage error (depth beyond horizon)" tradeoff --depths 12,10 --out "$tmp/x.csv"
+want_error 2 "usage error (option of another figure)" f2 --metric angle --out "$tmp/x.csv"
 
 echo "$npass passed, $nfail failed"
 [ "$nfail" -eq 0 ]
