@@ -15,6 +15,7 @@
  * reached per thread is t_roof / (CPU time).  With --compare (and n small
  * enough for an n x n matrix) the BLAS kernel is timed on the same input
  * and the largest deviation |A_tiled - A_blas| / amag_j is printed.
+ * --tiles ROWS,KEYS sets the tile sizes (default 64,256).
  * With OMP_NUM_THREADS set, the run is repeated with 1 thread and the
  * outputs compared bit for bit.
  *
@@ -31,6 +32,7 @@
 #endif
 
 #include "attnflow.h"
+#include "internal.h" /* af_work_set_tiles */
 
 static double clock_of(clockid_t id)
 {
@@ -44,7 +46,7 @@ static void usage(void)
   fprintf(stderr,
           "usage: bench_tiled [--n N] [--d D] [--beta B] "
           "[--attention softmax|usa|causal] [--weights identity|kaiming]\n"
-          "                   [--reps R] [--compare] [--flop-rate GF] "
+          "                   [--tiles ROWS,KEYS] [--reps R] [--compare] [--flop-rate GF] "
           "[--exp-rate MEXP]\n");
 }
 
@@ -53,6 +55,7 @@ int main(int argc, char **argv)
   size_t n = 4096, d = 64;
   double beta = 1.0, flop_rate = 52.3e9, exp_rate = 539e6;
   int reps = 3, compare = 0, kaiming = 0;
+  size_t trows = 0, tkeys = 0;
   af_attn_kind attn = AF_ATTN_SOFTMAX;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -81,7 +84,11 @@ int main(int argc, char **argv)
       attn = strcmp(v, "usa") == 0      ? AF_ATTN_USA
              : strcmp(v, "causal") == 0 ? AF_ATTN_CAUSAL
                                         : AF_ATTN_SOFTMAX;
-    else if (strcmp(a, "--weights") == 0)
+    else if (strcmp(a, "--tiles") == 0) {
+      char *e;
+      trows = strtoul(v, &e, 10);
+      tkeys = *e == ',' ? strtoul(e + 1, NULL, 10) : 0;
+    } else if (strcmp(a, "--weights") == 0)
       kaiming = strcmp(v, "kaiming") == 0;
     else {
       usage();
@@ -115,6 +122,8 @@ int main(int argc, char **argv)
   int rc = af_init_state(y, NULL, "uniform", n, d, NAN, 20261203);
   if (rc == AF_OK)
     rc = af_work_set_kernel(w, AF_KERNEL_TILED);
+  if (rc == AF_OK)
+    rc = af_work_set_tiles(w, trows, tkeys);
   if (rc != AF_OK) {
     fprintf(stderr, "bench_tiled: %s\n", af_strerror(rc));
     return 1;

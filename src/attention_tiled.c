@@ -35,9 +35,12 @@
  * values (n x d rounded up to 8 columns) and |V th_k|, and per thread a
  * tile of weights R x C, the sums R x d and a few rows: about
  * 3 n d + threads (R C + R d) doubles beyond the arrays of af_work.
- * With the default R = 64, C = 256 a tile of keys and values (d = 64:
- * 256 KiB) and a block's weights (128 KiB) stay in the 1 MiB L2 cache of
- * the machine of docs/performance.md.
+ * With the default R = 64, C = 128 a tile of keys and values (d = 64:
+ * 128 KiB) and a block's weights (64 KiB) stay in the 1 MiB L2 cache of
+ * the machine of docs/performance.md; the product loops take 8 keys (or
+ * 8 coordinates) outermost, so that their slice of the tile stays in L1
+ * while the rows pass.  (At n = 2048, d = 64, one thread, 64 x 128 came
+ * out best of 32..256 x 64..512 on that machine; docs/performance.md.)
  *
  * Accuracy: the same quantities as the other kernels in another rounding
  * order; theorems.md N.tiled bounds the difference (claims_tiled.c). */
@@ -133,9 +136,11 @@ scores_body(double *restrict E, size_t lde, const double *restrict q,
             const double *restrict kt, size_t ldk, size_t d, size_t nrow,
             size_t nkey)
 {
-  for (size_t r = 0; r < nrow; r += 4) {
-    const double *q0 = q + r * d, *q1 = q0 + d, *q2 = q1 + d, *q3 = q2 + d;
-    for (size_t k = 0; k < nkey; k += 8) {
+  /* Keys outer: the 8 columns of kt (8 d doubles) stay in L1 while the
+   * rows pass. */
+  for (size_t k = 0; k < nkey; k += 8)
+    for (size_t r = 0; r < nrow; r += 4) {
+      const double *q0 = q + r * d, *q1 = q0 + d, *q2 = q1 + d, *q3 = q2 + d;
       tl_v4 s00 = {0, 0, 0, 0}, s01 = s00, s10 = s00, s11 = s00, s20 = s00,
             s21 = s00, s30 = s00, s31 = s00;
       const double *kp = kt + k;
@@ -162,7 +167,6 @@ scores_body(double *restrict E, size_t lde, const double *restrict q,
       STORE4(e + 3 * lde, s30);
       STORE4(e + 3 * lde + 4, s31);
     }
-  }
 }
 
 /* acc[r][c] += sum_k E[r][k] g[k][c] for rows r < nrow (a multiple of 4),
@@ -172,10 +176,12 @@ static inline __attribute__((always_inline)) void
 values_body(double *restrict acc, const double *restrict E, size_t lde,
             const double *restrict g, size_t dp, size_t nrow, size_t nkey)
 {
-  for (size_t r = 0; r < nrow; r += 4) {
-    const double *e0 = E + r * lde, *e1 = e0 + lde, *e2 = e1 + lde,
-                 *e3 = e2 + lde;
-    for (size_t c = 0; c < dp; c += 8) {
+  /* Columns outer: their slice of g (8 nkey doubles) stays in L1 while
+   * the rows pass. */
+  for (size_t c = 0; c < dp; c += 8)
+    for (size_t r = 0; r < nrow; r += 4) {
+      const double *e0 = E + r * lde, *e1 = e0 + lde, *e2 = e1 + lde,
+                   *e3 = e2 + lde;
       double *a = acc + r * dp + c;
       tl_v4 a00, a01, a10, a11, a20, a21, a30, a31;
       LOAD4(a00, a);
@@ -209,7 +215,6 @@ values_body(double *restrict acc, const double *restrict E, size_t lde,
       STORE4(a + 3 * dp, a30);
       STORE4(a + 3 * dp + 4, a31);
     }
-  }
 }
 
 static void scores_plain(double *restrict E, size_t lde,
@@ -314,6 +319,54 @@ static void score_matrix(af_work *w, const double *Q, const double *K)
 
 /* ------------------------------------------------------------ blocks */
 
+/* The largest of x[0..len) that compares greater than -inf (NaNs
+ * skipped): exact, so taken over four lanes. */
+static double row_max(const double *x, size_t len)
+{
+  double m0 = -INFINITY, m1 = m0, m2 = m0, m3 = m0;
+  size_t k = 0;
+  for (; k + 4 <= len; k += 4) {
+    m0 = x[k] > m0 ? x[k] : m0;
+    m1 = x[k + 1] > m1 ? x[k + 1] : m1;
+    m2 = x[k + 2] > m2 ? x[k + 2] : m2;
+    m3 = x[k + 3] > m3 ? x[k + 3] : m3;
+  }
+  for (; k < len; k++)
+    m0 = x[k] > m0 ? x[k] : m0;
+  m0 = m1 > m0 ? m1 : m0;
+  m2 = m3 > m2 ? m3 : m2;
+  return m2 > m0 ? m2 : m0;
+}
+
+/* sum_k x[k] (g[k] x[k] if g) as four partial sums over k mod 4,
+ * combined as (s0 + s1) + (s2 + s3) (af_dot's order): a fixed order. */
+static double sum4(const double *restrict x, const double *restrict g,
+                   size_t len)
+{
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  size_t k = 0;
+  if (g == NULL) {
+    for (; k + 4 <= len; k += 4) {
+      s0 += x[k];
+      s1 += x[k + 1];
+      s2 += x[k + 2];
+      s3 += x[k + 3];
+    }
+    for (; k < len; k++)
+      s0 += x[k];
+  } else {
+    for (; k + 4 <= len; k += 4) {
+      s0 += x[k] * g[k];
+      s1 += x[k + 1] * g[k + 1];
+      s2 += x[k + 2] * g[k + 2];
+      s3 += x[k + 3] * g[k + 3];
+    }
+    for (; k < len; k++)
+      s0 += x[k] * g[k];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
 /* Rows j0..j1 (one block) against every tile of keys, then their
  * outputs; slot: this thread's scratch. */
 static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
@@ -351,14 +404,12 @@ static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
         memset(Er, 0, nk * sizeof(double));
         continue;
       }
-      double tm = -INFINITY;
-      for (size_t k = 0; k < ke; k++)
-        if (Er[k] > tm)
-          tm = Er[k];
+      double tm = row_max(Er, ke);
       if (tm > mx[r]) {
         if (mx[r] > -INFINITY) { /* terms so far: onto the new maximum */
           double sc = exp(beta * (mx[r] - tm));
           double *ar = acc + r * dp;
+#pragma omp simd
           for (size_t i = 0; i < dp; i++)
             ar[i] *= sc;
           z[r] *= sc;
@@ -367,22 +418,15 @@ static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
         mx[r] = tm;
       }
       double m = mx[r];
+#pragma omp simd
       for (size_t k = 0; k < ke; k++)
         xb[k] = beta * (Er[k] - m);
       exp_block(Er, xb, ke);
       for (size_t k = ke; k < nk; k++)
         Er[k] = 0.0;
-      double zs = z[r];
-      for (size_t k = 0; k < ke; k++)
-        zs += Er[k];
-      z[r] = zs;
-      if (c->V != NULL) {
-        double as = am[r];
-        const double *gn = c->gn + k0;
-        for (size_t k = 0; k < ke; k++)
-          as += Er[k] * gn[k];
-        am[r] = as;
-      }
+      z[r] += sum4(Er, NULL, ke);
+      if (c->V != NULL)
+        am[r] += sum4(Er, c->gn + k0, ke);
     }
 #ifdef AF_EXP_AVX2
     if (c->avx2)
