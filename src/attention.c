@@ -1,6 +1,6 @@
 /* attention.c -- attention (theorems.md M2, M5) and the vector field S0.
  *
- * Two kernels compute the same quantities:
+ * Three kernels compute the same quantities:
  *
  *  - AF_KERNEL_BLAS: scores by a level-3 product (dsyrk when Q = K = I, so
  *    the score matrix is symmetric and exp is evaluated once per pair),
@@ -19,6 +19,12 @@
  *    so P_{th_j} A_j keeps its relative accuracy as tokens merge (the
  *    residual error is radial and leaves the directions alone).  This is
  *    the kernel for long horizons and terminal rates (theorems.md N1).
+ *
+ *  - AF_KERNEL_TILED (attention_tiled.c): tiles of keys with an online
+ *    (running-maximum) softmax, O(n d) memory, no n x n array; the
+ *    default when the n x n matrix of doubles would exceed
+ *    AF_KERNEL_NN_BUDGET (af_kernel_auto), whose work then holds no S
+ *    until another kernel is chosen (af_work_set_kernel).
  *
  * Softmax weights always subtract the row maximum (never overflow, any
  * beta); with Q = K = I that maximum is beta at k = j (theorems.md M2). *

@@ -17,7 +17,7 @@ struct af_work {
   double *th;   /* n x d  unit directions                          */
   double *T;    /* n x d  th M (M = Q^T K), or th V^T               */
   double *G;    /* n x d  V th rows                                 */
-  double *S;    /* n x n  scores, then weights                      */
+  double *S;    /* n x n  scores, then weights (NULL: tiled only)    */
   double *A;    /* n x d  attention outputs                          */
   double *P;    /* n x d  tangent parts P_th A                       */
   double *c;    /* n      <th_j, A_j>                                */
