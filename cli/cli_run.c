@@ -22,6 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "cli.h"
 #include "cli_run.h"
@@ -102,7 +105,8 @@ static void af_run_help(void) {
       "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
       "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
       "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V)\n"
-      "  --kernel K      blas|direct (default blas; direct with --precision)\n"
+      "  --kernel K      blas|direct|tiled (default blas, or tiled when the n x n\n"
+      "                  matrix would exceed 1 GiB; direct with --precision)\n"
       "\n"
       "Integration:\n"
       "  --t-end T       final time (>= 0, default 10)\n"
@@ -166,7 +170,8 @@ static void af_run_help(void) {
 static const char *const af_attn_names[AF_ATTN_COUNT] = {"softmax", "usa",
                                                           "causal"};
 static const char *const af_kernel_names[AF_KERNEL_COUNT] = {"blas",
-                                                              "direct"};
+                                                              "direct",
+                                                              "tiled"};
 
 /* --max-steps: a count of at least 1 (for either integrator). */
 static int af_run_max_steps(unsigned long *v, const char *s) {
@@ -578,13 +583,13 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
 /* Options common to both paths, after the integrator's. */
 static int af_run_parse_rest(af_run_cfg *c) {
   const char *const *a = c->arg;
-  c->kernel = c->precision ? AF_KERNEL_DIRECT : AF_KERNEL_BLAS;
+  c->kernel = c->precision ? AF_KERNEL_DIRECT : af_kernel_auto(c->n, c->d);
   if (a[O_KERNEL]) {
     int k;
     for (k = 0; k < AF_KERNEL_COUNT; k++)
       if (strcmp(a[O_KERNEL], af_kernel_names[k]) == 0) break;
     if (k == AF_KERNEL_COUNT) {
-      af_cli_error("--kernel: unknown kernel '%s' (blas, direct)",
+      af_cli_error("--kernel: unknown kernel '%s' (blas, direct, tiled)",
                    a[O_KERNEL]);
       return AF_EXIT_USAGE;
     }
@@ -930,7 +935,9 @@ static int af_run_fits(double bytes, const char *what) {
 }
 
 /* Memory of a run of n tokens in d dimensions, estimated from above:
- * the n x n attention matrix, the state and about 40 state-sized arrays
+ * the kernel's work space beyond the state-sized arrays (the n x n
+ * attention matrix, or the tiled kernel's scratch), the state and about
+ * 40 state-sized arrays
  * (kernel scratch, integrator stages), for doubles or for MPFR numbers of
  * prec bits (two kernel workspaces: integrator and observables). */
 static int af_run_check_size(const af_run_cfg *c) {
@@ -946,6 +953,17 @@ static int af_run_check_size(const af_run_cfg *c) {
     return 0;
   }
   double per = (double)sizeof(double), mats = (double)nn;
+  if (!c->precision) {
+    /* What the chosen kernel's work space holds beyond the state-sized
+     * arrays counted below: the n x n matrix, or the tiled kernel's
+     * packed keys and per-thread tiles (af_work_bytes). */
+    int threads = 1;
+#ifdef _OPENMP
+    if (getenv("OMP_NUM_THREADS") != NULL) threads = omp_get_max_threads();
+#endif
+    size_t wb = af_work_bytes(c->n, c->d, c->kernel, threads);
+    mats = wb == 0 ? INFINITY : (double)wb / sizeof(double);
+  }
   if (c->precision) {
     per = (double)sizeof(mpfr_t) +
           (double)((c->precision + mp_bits_per_limb - 1) / mp_bits_per_limb) *

@@ -1063,7 +1063,9 @@ static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
   if (rc == AF_OK) rc = af_prov_add_integ(p, &c->integ);
   if (rc == AF_OK)
     rc = af_prov_add_str(p, "kernel",
-                         c->kernel == AF_KERNEL_DIRECT ? "direct" : "blas");
+                         c->kernel == AF_KERNEL_DIRECT  ? "direct"
+                         : c->kernel == AF_KERNEL_TILED ? "tiled"
+                                                        : "blas");
   if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);
   if (rc == AF_OK) rc = af_prov_add_double(p, "t_end", c->t_end);

@@ -32,7 +32,7 @@ _attnflow()
     --format)
       COMPREPLY=($(compgen -W "csv jsonl hex" -- "$cur")); return ;;
     --kernel)
-      COMPREPLY=($(compgen -W "blas direct" -- "$cur")); return ;;
+      COMPREPLY=($(compgen -W "blas direct tiled" -- "$cur")); return ;;
     --attention)
       COMPREPLY=($(compgen -W "softmax usa causal" -- "$cur")); return ;;
     --weights)

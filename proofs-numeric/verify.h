@@ -117,6 +117,7 @@ AF_CLAIM_TABLE(af_claims_longctx)
 AF_CLAIM_TABLE(af_claims_sweeps)
 AF_CLAIM_TABLE(af_claims_front)
 AF_CLAIM_TABLE(af_claims_rstar)
+AF_CLAIM_TABLE(af_claims_tiled)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

@@ -1,6 +1,6 @@
 /* attention.c -- attention (theorems.md M2, M5) and the vector field S0.
  *
- * Two kernels compute the same quantities:
+ * Three kernels compute the same quantities:
  *
  *  - AF_KERNEL_BLAS: scores by a level-3 product (dsyrk when Q = K = I, so
  *    the score matrix is symmetric and exp is evaluated once per pair),
@@ -19,6 +19,12 @@
  *    so P_{th_j} A_j keeps its relative accuracy as tokens merge (the
  *    residual error is radial and leaves the directions alone).  This is
  *    the kernel for long horizons and terminal rates (theorems.md N1).
+ *
+ *  - AF_KERNEL_TILED (attention_tiled.c): tiles of keys with an online
+ *    (running-maximum) softmax, O(n d) memory, no n x n array; the
+ *    default when the n x n matrix of doubles would exceed
+ *    AF_KERNEL_NN_BUDGET (af_kernel_auto), whose work then holds no S
+ *    until another kernel is chosen (af_work_set_kernel).
  *
  * Softmax weights always subtract the row maximum (never overflow, any
  * beta); with Q = K = I that maximum is beta at k = j (theorems.md M2). *
@@ -66,8 +72,9 @@ af_work *af_work_alloc(size_t n, size_t d)
     return NULL;
   /* Every size below, checked: the largest are n (d + 2) + pad and
    * n n + pad doubles; a size that overflows size_t is no allocation. */
-  size_t nd, nn, nd2, dd, big;
-  if (!af_size_mul(&nd, n, d) || !af_size_mul(&nn, n, n)
+  size_t nd, nn = 0, nd2, dd, big;
+  int tiled = af_kernel_auto(n, d) == AF_KERNEL_TILED;
+  if (!af_size_mul(&nd, n, d) || (!tiled && !af_size_mul(&nn, n, n))
       || !af_size_mul(&nd2, n, d + 2) || d + 2 < d
       || !af_size_mul(&dd, d, d) || !af_size_add(&big, nd2, nn)
       || !af_size_add(&big, big, AF_T_PAD + n)
@@ -80,13 +87,17 @@ af_work *af_work_alloc(size_t n, size_t d)
   omp_inrun_init();
   w->n = n;
   w->d = d;
-  w->kernel = AF_KERNEL_BLAS;
+  w->kernel = af_kernel_auto(n, d);
+  w->tile_rows = AF_TILE_ROWS;
+  w->tile_keys = AF_TILE_KEYS;
   w->th = malloc(nd * sizeof(double));
   /* T: n x d, and d x n plus the padding that small_weights reads past
    * its last row (zeros, never written). */
   w->T = calloc(nd + AF_T_PAD, sizeof(double));
   w->G = malloc(nd * sizeof(double));
-  w->S = malloc((nn + AF_T_PAD) * sizeof(double)); /* see T */
+  /* see T; none for the tiled kernel (af_work_set_kernel adds it) */
+  if (w->kernel != AF_KERNEL_TILED)
+    w->S = malloc((nn + AF_T_PAD) * sizeof(double));
   w->A = malloc(nd * sizeof(double));
   w->P = malloc(nd * sizeof(double));
   w->c = malloc(n * sizeof(double));
@@ -99,7 +110,8 @@ af_work *af_work_alloc(size_t n, size_t d)
   w->xn = malloc(n * sizeof(double));
   w->Gx = malloc(nd2 * sizeof(double));
   w->Ax = malloc(nd2 * sizeof(double));
-  if (!w->th || !w->T || !w->G || !w->S || !w->A || !w->P || !w->c || !w->a
+  if (!w->th || !w->T || !w->G
+      || (!w->S && w->kernel != AF_KERNEL_TILED) || !w->A || !w->P || !w->c || !w->a
       || !w->Z || !w->amag || !w->gn || !w->ytmp || !w->dtmp || !w->xn
       || !w->Gx || !w->Ax) {
     af_work_free(w);
@@ -134,6 +146,8 @@ void af_work_free(af_work *w)
   free(w->xn);
   free(w->Gx);
   free(w->Ax);
+  free(w->tl_buf);
+  free(w->tl_slots);
   free(w);
 }
 
@@ -141,8 +155,61 @@ int af_work_set_kernel(af_work *w, af_kernel k)
 {
   if (w == NULL || (int) k < 0 || k >= AF_KERNEL_COUNT)
     return AF_EINVAL;
+  if (k != AF_KERNEL_TILED && w->S == NULL) {
+    /* The n x n matrix the other kernels need, and the direct kernel's
+     * view of the arrays rebound to it. */
+    size_t nn;
+    if (!af_size_mul(&nn, w->n, w->n) || !af_size_add(&nn, nn, AF_T_PAD)
+        || !af_size_mul(&nn, nn, sizeof(double)))
+      return AF_ENOMEM;
+    double *S = malloc(nn);
+    if (S == NULL)
+      return AF_ENOMEM;
+    w->S = S;
+    af_work_generic_d *dw = af_work_bind_generic_d(w);
+    if (dw == NULL)
+      return AF_ENOMEM;
+    af_work_free_generic_d(w->direct);
+    w->direct = dw;
+  }
   w->kernel = k;
   return AF_OK;
+}
+
+af_kernel af_kernel_auto(size_t n, size_t d)
+{
+  (void) d;
+  size_t nn;
+  if (!af_size_mul(&nn, n, n) || !af_size_mul(&nn, nn, sizeof(double))
+      || nn > AF_KERNEL_NN_BUDGET)
+    return AF_KERNEL_TILED;
+  return AF_KERNEL_BLAS;
+}
+
+size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads)
+{
+  /* The arrays of af_work_alloc: th, T, G, A, P (n d each), ytmp
+   * (n d + n), Gx, Ax (n (d + 2) each), c, a, Z, amag, gn, xn (n each),
+   * dtmp (d d), the pad of T; S (n n + pad) unless tiled. */
+  size_t nd, nd2, dd, r, x;
+  if (n < 1 || d < 1 || !af_size_mul(&nd, n, d)
+      || !af_size_mul(&nd2, n, d + 2) || d + 2 < d || !af_size_mul(&dd, d, d)
+      || !af_size_mul(&r, nd, 6) || !af_size_mul(&x, nd2, 2)
+      || !af_size_add(&r, r, x) || !af_size_mul(&x, n, 7)
+      || !af_size_add(&r, r, x) || !af_size_add(&r, r, dd)
+      || !af_size_add(&r, r, AF_T_PAD))
+    return 0;
+  if (k == AF_KERNEL_TILED) {
+    x = tiled_doubles(n, d, AF_TILE_ROWS, AF_TILE_KEYS,
+                      threads < 1 ? 1 : (size_t) threads);
+    if (x == 0 || !af_size_add(&r, r, x))
+      return 0;
+  } else if (!af_size_mul(&x, n, n) || !af_size_add(&r, r, x)
+             || !af_size_add(&r, r, AF_T_PAD))
+    return 0;
+  if (!af_size_mul(&r, r, sizeof(double)))
+    return 0;
+  return r;
 }
 
 af_kernel af_work_kernel(const af_work *w) { return w->kernel; }
@@ -184,6 +251,11 @@ double af_work_piece_time(const af_work *w, double t)
 #define AF_ROW_BLOCK 16
 
 static int omp_inrun = -1; /* set by af_work_alloc; atomic as exp_isa */
+
+int omp_allowed(void)
+{
+  return __atomic_load_n(&omp_inrun, __ATOMIC_RELAXED) == 1;
+}
 
 static void omp_inrun_init(void)
 {
@@ -297,7 +369,7 @@ static int attention_fill(af_work *w, double t, const double *y,
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, af_work_piece_time(w, t));
   /* af_rhs on the small path with V = I needs th only transposed. */
-  if (soa != NULL && w->kernel != AF_KERNEL_DIRECT && Q == NULL && K == NULL
+  if (soa != NULL && w->kernel == AF_KERNEL_BLAS && Q == NULL && K == NULL
       && V == NULL && small_size(w->n, w->d)) {
     rc = small_directions(w, y);
     *soa = 1;
@@ -311,9 +383,12 @@ static int attention_fill(af_work *w, double t, const double *y,
     faulty.beta *= 1.05;
     m = &faulty;
   }
-  rc = (w->kernel == AF_KERNEL_DIRECT)
-           ? af_work_direct_generic_d(w->direct, m, Q, K, V)
-           : attention_blas(w, m, Q, K, V, soa);
+  if (w->kernel == AF_KERNEL_TILED)
+    rc = attention_tiled(w, m, Q, K, V);
+  else
+    rc = (w->kernel == AF_KERNEL_DIRECT)
+             ? af_work_direct_generic_d(w->direct, m, Q, K, V)
+             : attention_blas(w, m, Q, K, V, soa);
   if (rc != AF_OK)
     return rc;
   w->nevals++;

@@ -7,7 +7,8 @@
  *   attention_exp.c    exp and the row-wise roots and divisions on vectors,
  *                      the width chosen at run time;
  *   attention_blas.c   the BLAS kernel (level-3 products);
- *   attention_small.c  its loop path at small sizes.
+ *   attention_small.c  its loop path at small sizes;
+ *   attention_tiled.c  the tiled kernel (online softmax, O(n d) memory).
  *
  * The direct kernel is the double instance of mp_kernel_source.c
  * (mp_kernel_double.c).  The functions shared between these files keep
@@ -157,5 +158,27 @@ int small_directions(af_work *w, const double *y);
 /* The small path of the BLAS kernel with Q = K = I (attention_small.c). */
 #define small_ident af_attn_small_ident
 void small_ident(af_work *w, const af_model *m, ident_ctx *ic, int *soa);
+
+/* ------------------------------------------------------------ tiled */
+
+/* Whether the row loops may use threads (OMP_NUM_THREADS set; attention.c). */
+#define omp_allowed af_attn_omp_allowed
+int omp_allowed(void);
+
+/* Default tile sizes of the tiled kernel: rows of a block (a multiple of
+ * 4), keys of a tile (a multiple of 8). */
+#define AF_TILE_ROWS 64
+#define AF_TILE_KEYS 128
+
+/* Fill w->A, w->P, w->c, w->a, w->amag, w->Z by the tiled kernel with an
+ * online softmax, no n x n array (attention_tiled.c). */
+#define attention_tiled af_attn_tiled
+int attention_tiled(af_work *w, const af_model *m, const double *Q,
+                    const double *K, const double *V);
+/* Doubles of the tiled kernel's scratch for (n, d), tiles of rows x keys
+ * and nslots threads; 0 if that overflows size_t (attention_tiled.c). */
+#define tiled_doubles af_attn_tiled_doubles
+size_t tiled_doubles(size_t n, size_t d, size_t rows, size_t keys,
+                     size_t nslots);
 
 #endif /* AF_ATTENTION_IMPL_H */

@@ -229,6 +229,8 @@ typedef enum {
   AF_KERNEL_BLAS = 0, /* level-3 BLAS products, one exp per pair if symmetric */
   AF_KERNEL_DIRECT,   /* plain loops; tangent part from differences
                          theta_k - theta_j (accurate when tokens cluster)   */
+  AF_KERNEL_TILED,    /* tiles of keys, online (running-max) softmax:
+                         O(n d) memory, no n x n matrix                    */
   AF_KERNEL_COUNT
 } af_kernel;
 
@@ -236,11 +238,22 @@ typedef struct af_work af_work; /* scratch for n, d; opaque */
 
 af_work *af_work_alloc(size_t n, size_t d);
 void af_work_free(af_work *w);
-/* Kernel used by af_rhs and friends (default AF_KERNEL_BLAS). */
+/* Kernel used by af_rhs and friends (default af_kernel_auto(n, d)).
+ * Choosing AF_KERNEL_BLAS or AF_KERNEL_DIRECT on a work allocated without
+ * the n x n matrix allocates it now (AF_ENOMEM if that fails). */
 int af_work_set_kernel(af_work *w, af_kernel k);
 af_kernel af_work_kernel(const af_work *w);
 /* Number of right-hand-side evaluations since allocation. */
 unsigned long af_work_nevals(const af_work *w);
+/* The kernel af_work_alloc(n, d) starts with: AF_KERNEL_BLAS when the
+ * n x n matrix of doubles fits AF_KERNEL_NN_BUDGET bytes, AF_KERNEL_TILED
+ * otherwise (its work then holds no n x n array). */
+#define AF_KERNEL_NN_BUDGET ((size_t) 1 << 30)
+af_kernel af_kernel_auto(size_t n, size_t d);
+/* Bytes of an af_work of n tokens in dimension d running kernel k (its
+ * arrays and the kernel's scratch; the tiled kernel's per-thread scratch
+ * counted for threads threads); 0 if that overflows size_t. */
+size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads);
 
 /* Attention outputs at time t for the directions of y:
  * A (n x d, may be NULL), c[j] = <th_j, A_j>, a[j] = |A_j|, and

@@ -17,7 +17,7 @@ struct af_work {
   double *th;   /* n x d  unit directions                          */
   double *T;    /* n x d  th M (M = Q^T K), or th V^T               */
   double *G;    /* n x d  V th rows                                 */
-  double *S;    /* n x n  scores, then weights                      */
+  double *S;    /* n x n  scores, then weights (NULL: tiled only)    */
   double *A;    /* n x d  attention outputs                          */
   double *P;    /* n x d  tangent parts P_th A                       */
   double *c;    /* n      <th_j, A_j>                                */
@@ -33,6 +33,14 @@ struct af_work {
   /* AF_KERNEL_DIRECT: the kernel template's double instance over the
    * arrays above (mp_kernel.h, af_work_bind_generic_d). */
   struct af_work_generic_d *direct;
+  /* AF_KERNEL_TILED (attention_tiled.c): tile sizes (rows of a block,
+   * keys of a tile) and its scratch, allocated at its first evaluation;
+   * S is NULL while no kernel that needs it was chosen. */
+  size_t tile_rows, tile_keys;
+  double *tl_buf;     /* packed queries, keys, values, |V th_k|        */
+  size_t tl_buf_len;  /* doubles of tl_buf                             */
+  double *tl_slots;   /* per-thread scratch                            */
+  size_t tl_nslots, tl_slot_len;
   /* Piece of a piecewise-defined field being integrated (set by
    * af_integrate): Mix-LN's side of tau and the weight set in force are
    * chosen from the piece, not from t, so a stage evaluated exactly at a
@@ -62,6 +70,12 @@ af_dot(const double *x, const double *y, size_t d)
     s0 += x[i] * y[i];
   return (s0 + s1) + (s2 + s3);
 }
+
+/* Tile sizes of AF_KERNEL_TILED (rows of a block, a multiple of 4; keys
+ * of a tile, a multiple of 8); 0 keeps a size.  AF_EINVAL otherwise.  For
+ * tests and claims: the results change only by rounding
+ * (attention_tiled.c). */
+int af_work_set_tiles(af_work *w, size_t rows, size_t keys);
 
 /* Time that selects the piece of the field (weight set, Mix-LN side). */
 double af_work_piece_time(const af_work *w, double t);

@@ -36,7 +36,8 @@
 
 #define EPS DBL_EPSILON
 
-static const char *const kname[AF_KERNEL_COUNT] = {"blas", "direct"};
+static const char *const kname[AF_KERNEL_COUNT] = {"blas", "direct",
+                                                    "tiled"};
 static const char *const aname[AF_ATTN_COUNT] = {"softmax", "usa", "causal"};
 
 static const char *sname(int k) { return af_scheme_get((af_scheme_id) k)->name; }
@@ -710,7 +711,8 @@ START_TEST(test_kernels_reference)
       double *pt = state_new(n, d), *c = state_new(n, 1), *a = state_new(n, 1);
       ref_t *R = ref_new(n, d);
       af_work *w[AF_KERNEL_COUNT] = {work_new(n, d, AF_KERNEL_BLAS),
-                                     work_new(n, d, AF_KERNEL_DIRECT)};
+                                     work_new(n, d, AF_KERNEL_DIRECT),
+                                     work_new(n, d, AF_KERNEL_TILED)};
       aft_random_state(y, n, d, seed + 31 * is + 1000 * rep);
       for (int wt = 0; wt < 3; wt++) {
         af_weights *wts = NULL;

@@ -229,7 +229,8 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
                 raise ValueError("observables: unknown observable %r" % (nm,))
             obs.append(k.value)
     if kernel not in _lib.KERNEL:
-        raise ValueError("kernel: unknown kernel %r (blas, direct)" % (kernel,))
+        raise ValueError("kernel: unknown kernel %r (blas, direct, tiled)"
+                         % (kernel,))
 
     wts = None
     work = None

@@ -163,7 +163,7 @@ SCHEME_USER = SCHEME_COUNT
 OBS_COUNT = 14
 OBS_DEFAULT_COUNT = 12
 ATTN = {"softmax": 0, "usa": 1, "causal": 2}
-KERNEL = {"blas": 0, "direct": 1}
+KERNEL = {"blas": 0, "direct": 1, "tiled": 2}
 METHOD_LAYERS = 5
 
 
