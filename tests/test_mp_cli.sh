@@ -415,4 +415,45 @@ else
   fi
 fi
 
+# ------------------------------------------------------------ mp-taylor
+# The Taylor method: the same bits for any thread count, a checkpointed
+# and resumed run equal to the uninterrupted one, and agreement with
+# mp-gbs within the two runs' estimates (Peri-LN: the series of |A_j|
+# and of quotients enter; causal attention: the general kernel's rows).
+if [ -z "$PY" ]; then
+  skip "mp-taylor" "no /usr/bin/python3"
+else
+  TY="run --scheme peri-ln --n 4 --d 3 --beta 2 --init file:$top_srcdir/data/reference/start_n4_d3.csv --times 0.5,1 --precision 192 --tol 1e-40"
+  OMP_NUM_THREADS=1 "$AF" $TY --method mp-taylor --save-state "$tmp/ty1.ref" --out "$tmp/ty1.csv" 2>"$tmp/err"
+  OMP_NUM_THREADS=2 "$AF" $TY --method mp-taylor --save-state "$tmp/ty2.ref" --out "$tmp/ty2.csv" 2>>"$tmp/err"
+  "$AF" $TY --method mp-gbs --save-state "$tmp/tyg.ref" --out /dev/null 2>>"$tmp/err"
+  if cmp -s "$tmp/ty1.ref" "$tmp/ty2.ref" && same_stats "$tmp/ty1.csv" "$tmp/ty2.csv"; then
+    ok "mp-taylor: the same bits on 1 and 2 threads"
+  else
+    notok "mp-taylor on 1 and 2 threads" "$(cat "$tmp/err")"
+  fi
+  if d=$(statediff "$tmp/ty1.ref" "$tmp/tyg.ref") && set -- $d \
+     && awk -v e="$1" -v s="$2" 'BEGIN { exit !(e <= s && s < 1e-38) }'; then
+    ok "mp-taylor against mp-gbs: $1 within the summed estimates $2"
+  else
+    notok "mp-taylor against mp-gbs" "difference and summed estimates: $d"
+  fi
+  TC="run --scheme pre-ln --attention causal --n 4 --d 3 --beta 2 --init file:$top_srcdir/data/reference/start_n4_d3.csv --times 1 --precision 192 --tol 1e-40"
+  "$AF" $TC --method mp-taylor --save-state "$tmp/tc1.ref" --out "$tmp/tc1.csv" 2>"$tmp/err"
+  "$AF" $TC --method mp-gbs --save-state "$tmp/tc2.ref" --out /dev/null 2>>"$tmp/err"
+  if d=$(statediff "$tmp/tc1.ref" "$tmp/tc2.ref") && set -- $d \
+     && awk -v e="$1" -v s="$2" 'BEGIN { exit !(e <= s && s < 1e-38) }'; then
+    ok "mp-taylor, causal attention, against mp-gbs: $1 within $2"
+  else
+    notok "mp-taylor causal against mp-gbs" "difference and summed estimates: $d"
+  fi
+  "$AF" $TY --method mp-taylor --out "$tmp/tk.csv" --checkpoint "$tmp/tk.ck" --checkpoint-every 0 2>"$tmp/err" &&
+    "$AF" $TY --method mp-taylor --out "$tmp/tk2.csv" --resume "$tmp/tk.ck" 2>>"$tmp/err"
+  if [ -s "$tmp/tk2.csv" ] && [ "$(grep -v '^#' "$tmp/tk2.csv")" = "$(grep -v '^#' "$tmp/ty1.csv")" ]; then
+    ok "mp-taylor: a resumed run ends with the uninterrupted run's rows"
+  else
+    notok "mp-taylor resume" "$(cat "$tmp/err")"
+  fi
+fi
+
 cli_summary
