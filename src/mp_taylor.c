@@ -38,7 +38,8 @@
  * boundaries).  E(h) is the step's error estimate; no step is rejected.
  *
  * Determinism: each order is computed in three phases (tokens, pairs or
- * rows, tokens) split over OpenMP threads; every number is produced by one
+ * rows, tokens; the first merged into the last of the order before)
+ * split over OpenMP threads; every number is produced by one
  * thread from the previous phases in a fixed order of operations, so the
  * bits do not depend on the thread count.
  */
@@ -733,12 +734,12 @@ static int coefficients(af_mp_taylor *tc, const tay_case *cs, mpfr_t *y0)
     me = omp_get_thread_num();
 #endif
     mpfr_t *sc = tc->scr + (size_t) me * TS_SCR;
-    for (size_t k = 0; k < p; k++) {
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-      for (size_t j = 0; j < n; j++)
-        phase_tokens(tc, cs, j, k, sc);
+    for (size_t j = 0; j < n; j++)
+      phase_tokens(tc, cs, j, 0, sc);
+    for (size_t k = 0; k < p; k++) {
       if (cs->sym) {
 #ifdef _OPENMP
 #pragma omp for schedule(static)
@@ -762,8 +763,13 @@ static int coefficients(af_mp_taylor *tc, const tay_case *cs, mpfr_t *y0)
 #ifdef _OPENMP
 #pragma omp for schedule(static)
 #endif
-      for (size_t j = 0; j < n; j++)
+      for (size_t j = 0; j < n; j++) {
         phase_field(tc, cs, j, k, sc);
+        /* Token j's next order needs only its own coefficients: no
+         * barrier between the two phases. */
+        if (k + 1 < p)
+          phase_tokens(tc, cs, j, k + 1, sc);
+      }
     }
   }
   for (size_t j = 0; j < n; j++)
