@@ -418,8 +418,10 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
   }
   if (method == AF_MP_TAYLOR) {
     /* Threads over tokens and pairs: OpenMP's count, 1 inside an
-     * enclosing parallel region (bit-identical for any count). */
-    int nt = gbs_threads((unsigned) (m->n > 1 ? m->n : 1));
+     * enclosing parallel region (bit-identical for any count); 1 below
+     * 16 tokens, where an order's work per thread (under 120 pairs) is
+     * short against the two barriers that close it. */
+    int nt = m->n >= 16 ? gbs_threads((unsigned) m->n) : 1;
     c->tay = af_mp_taylor_alloc(m->n, m->d, s, prec, nt);
     ok = ok && c->tay != NULL;
   }
