@@ -80,7 +80,7 @@ bad "--resume without --precision" 2 $BASE --resume ck
 bad "--format hex without --precision" 2 $BASE --format hex
 bad "--kernel blas with --precision" 2 $BASE --precision 128 --kernel blas
 bad "a double method with --precision" 2 $BASE --precision 128 --method rk8pd
-bad "unknown mp method" 2 $BASE --precision 128 --method mp-taylor
+bad "unknown mp method" 2 $BASE --precision 128 --method mp-radau
 bad "--rtol with --precision" 2 $BASE --precision 128 --rtol 1e-20
 bad "--tol 0" 2 $BASE --precision 128 --tol 0
 bad "--tol 1" 2 $BASE --precision 128 --tol 1
