@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench_mp.sh -- the MPFR benchmark in one run: libattnflow's default
-# --precision method (mp-gbs) against Boost.Odeint's bulirsch_stoer built
+# bench_mp.sh -- the MPFR benchmark in one run: libattnflow's MPFR
+# method METHOD (default mp-taylor) against Boost.Odeint's bulirsch_stoer built
 # two ways -- stock (at most 8 extrapolation rows, a static const m_k_max
 # in boost/numeric/odeint/stepper/bulirsch_stoer.hpp) and with the cap
 # raised to 16 rows (order 32) from a copy of that header made here, in a
@@ -18,8 +18,8 @@
 #   T          end time                                  (default 10)
 #   SCHEMES    default "post-ln"; "all": the six schemes
 #   SEEDS      seeds of the Gaussian starts   (default "1 2"; empty: none)
-#   METHOD     our method (default mp-taylor, the default of --precision)
-#   REF_METHOD method of the reference (default mp-taylor; the check run,
+#   METHOD     our method (default mp-taylor, the fastest: docs/performance.md)
+#   REF_METHOD method of the reference (default mp-gbs; the check run,
 #              REF_CHECK, uses the other of mp-taylor and mp-gbs)
 #   BENCH_START 1 (default): also the bench start; 0: only the Gaussian
 #              ones (two runs of this script with different OUT can then
@@ -54,7 +54,7 @@ T=${T:-10}
 SCHEMES=${SCHEMES:-post-ln}
 [ "$SCHEMES" != all ] || SCHEMES="post-ln pre-ln mix-ln peri-ln ngpt ln-scaling"
 METHOD=${METHOD:-mp-taylor}
-REF_METHOD=${REF_METHOD:-mp-taylor}
+REF_METHOD=${REF_METHOD:-mp-gbs}
 if [ "$REF_METHOD" = mp-gbs ]; then CHK_METHOD=mp-taylor; else CHK_METHOD=mp-gbs; fi
 SEEDS=${SEEDS-"1 2"}
 BENCH_START=${BENCH_START:-1}
