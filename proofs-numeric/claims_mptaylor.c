@@ -6,10 +6,10 @@
  *   mp-gbs check each other: Peri-LN (speed r_j |A_j|, rate c_j / |A_j|:
  *   the series of a square root and of two quotients enter), n = 4,
  *   d = 3, beta = 2, Gaussian start, t in [0, 2], 256 bits, tol 1e-40.
- *   Every estimate is at least its run's error (N3 for mp-gauss and
- *   mp-gbs, N.taylor.over below for mp-taylor), so two runs differ by at
- *   most the sum of their estimates:
- *     measured = max_X |y_taylor - y_X|_inf / (est_taylor + est_X) <= 1.
+ *   mp-gauss's and mp-gbs's estimates are at least their errors (N3);
+ *   mp-taylor's is within a factor 10 of its error (N.taylor.over), so
+ *   two runs differ by at most 10 est_taylor + est_X:
+ *     measured = max_X |y_taylor - y_X|_inf / (10 est_taylor + est_X) <= 1.
  * N.taylor.over: the estimate is honest and the tolerance is spent, not
  *   over-achieved: nGPT with alpha(t) = 1.5 (1+t)^(-1/2) (the time series
  *   of alpha enters), n = 4, d = 3, beta = 2, t in [0, 8], 256 bits, tol
@@ -93,7 +93,7 @@ static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
     rc = mpt_run(yx, y0, K.prec, other[k], K.tol, 2.0, &clean, &sx[k]);
     if (rc == AF_OK) {
       dif[k] = af_mp_vec_maxdiff(yt, yx, N);
-      q[k] = dif[k] / (st.err_est + sx[k].err_est);
+      q[k] = dif[k] / (10 * st.err_est + sx[k].err_est);
     }
   }
   if (rc != AF_OK)
@@ -102,8 +102,8 @@ static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
     af_v_le(r, fmax(q[0], q[1]), af_v_tol(c, "N.taylor.agree"), 0.0);
     af_v_note(r, "peri-ln n=%d d=%d beta=2, T=2, %ld bits tol %g: mp-taylor "
               "order %u, %lu steps, est %.3g; vs mp-gbs %.3g (est %.3g), "
-              "vs mp-gauss %.3g (est %.3g): differences over summed "
-              "estimates %.3g, %.3g",
+              "vs mp-gauss %.3g (est %.3g): differences over 10 est_taylor "
+              "+ est_X %.3g, %.3g",
               MPT_N, MPT_D, (long) K.prec, K.tol, st.order, st.steps, st.err_est,
               dif[0], sx[0].err_est, dif[1], sx[1].err_est, q[0], q[1]);
   }
