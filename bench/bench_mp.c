@@ -436,6 +436,8 @@ static int cmd_run(opts *o)
   mo.tol = o->tol;
   if (o->method == AF_MP_GAUSS)
     mo.stages = o->order;
+  else if (o->method == AF_MP_TAYLOR)
+    mo.order = o->order;
   else
     mo.columns = o->order;
   af_mp_stats st;

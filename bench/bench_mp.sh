@@ -1,6 +1,6 @@
 #!/bin/sh
-# bench_mp.sh -- the MPFR benchmark in one run: libattnflow's default
-# --precision method (mp-gbs) against Boost.Odeint's bulirsch_stoer built
+# bench_mp.sh -- the MPFR benchmark in one run: libattnflow's MPFR
+# method METHOD (default mp-taylor) against Boost.Odeint's bulirsch_stoer built
 # two ways -- stock (at most 8 extrapolation rows, a static const m_k_max
 # in boost/numeric/odeint/stepper/bulirsch_stoer.hpp) and with the cap
 # raised to 16 rows (order 32) from a copy of that header made here, in a
@@ -16,8 +16,11 @@
 #   SRCDIR     source directory                          (default: script/..)
 #   OUT        directory for states, logs, peer builds   (default: BUILDDIR/bench-mp-out)
 #   T          end time                                  (default 10)
-#   SCHEMES    default "post-ln"
+#   SCHEMES    default "post-ln"; "all": the six schemes
 #   SEEDS      seeds of the Gaussian starts   (default "1 2"; empty: none)
+#   METHOD     our method (default mp-taylor, the fastest: docs/performance.md)
+#   REF_METHOD method of the reference (default mp-gbs; the check run,
+#              REF_CHECK, uses the other of mp-taylor and mp-gbs)
 #   BENCH_START 1 (default): also the bench start; 0: only the Gaussian
 #              ones (two runs of this script with different OUT can then
 #              share the starts between them)
@@ -29,7 +32,7 @@
 #   ODEINT_TOL eps_abs of bulirsch_stoer (default 1e-58, tuned earlier for
 #              error <= 1e-60 on the bench start; measured at T = 10 with
 #              the raised cap: 5.1e-60, docs/performance.md)
-#   REF_PREC, REF_TOL   the reference run (mp-gbs; default 512 bits, 1e-80)
+#   REF_PREC, REF_TOL   the reference run (default 512 bits, 1e-80)
 #   REF_CHECK  1 (default): the reference is checked against a second run
 #              at REF_PREC + 128 bits, tol REF_TOL 1e-10 (agreement <= 1e-70
 #              required); 0: skipped (the reference's own err_est is logged)
@@ -49,6 +52,10 @@ SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=${OUT:-$BUILDDIR/bench-mp-out}
 T=${T:-10}
 SCHEMES=${SCHEMES:-post-ln}
+[ "$SCHEMES" != all ] || SCHEMES="post-ln pre-ln mix-ln peri-ln ngpt ln-scaling"
+METHOD=${METHOD:-mp-taylor}
+REF_METHOD=${REF_METHOD:-mp-gbs}
+if [ "$REF_METHOD" = mp-gbs ]; then CHK_METHOD=mp-taylor; else CHK_METHOD=mp-gbs; fi
 SEEDS=${SEEDS-"1 2"}
 BENCH_START=${BENCH_START:-1}
 THREADS=${THREADS:-2}
@@ -102,7 +109,7 @@ say "# commit $(cd "$SRCDIR" && git rev-parse --short=12 HEAD 2>/dev/null || ech
 say "# peers: $CXX $CXXFLAGS, Boost header $SYS_HDR (cap8: as shipped; cap16: m_k_max = 16)"
 say "# case: n=32 d=3 beta=1 T=$T Q=K=V=I softmax 256 bits tol 1e-60; ours" \
     "OMP_NUM_THREADS=$THREADS, peers 1 thread (eps_abs $ODEINT_TOL)"
-say "# reference: mp-gbs $REF_PREC bits tol $REF_TOL"
+say "# ours: $METHOD; reference: $REF_METHOD $REF_PREC bits tol $REF_TOL (check: $CHK_METHOD)"
 say "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- starts
@@ -125,7 +132,7 @@ for sch in $SCHEMES; do
     ref=$OUT/ref_${sch}_${st}_T$T.txt
     if [ ! -s "$ref" ]; then
       echo "computing reference $sch $st ..." >&2
-      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$REF_METHOD" \
         --prec "$REF_PREC" --tol "$REF_TOL" --times "$TIMES" --out "$ref.tmp" --label ref \
         > "$ref.log"
       mv "$ref.tmp" "$ref"
@@ -137,7 +144,7 @@ for sch in $SCHEMES; do
     if [ "$REF_CHECK" = 0 ]; then
       say "# reference $sch $st: second run skipped (REF_CHECK=0)"
     elif [ ! -s "$chk" ]; then
-      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+      OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$CHK_METHOD" \
         --prec $((REF_PREC + 128)) --tol "$(awk -v t="$REF_TOL" 'BEGIN { printf "%g", t * 1e-10 }')" \
         --T "$T" --out "$chk.tmp" --label refchk > "$chk.log"
       mv "$chk.tmp" "$chk"
@@ -158,7 +165,7 @@ for sch in $SCHEMES; do
     awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
       say "FAIL: the peer's vector field differs from af_mp_rhs"; exit 1; }
 
-    r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method mp-gbs \
+    r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$METHOD" \
           --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_ours.txt" \
           --label ours | grep '^RESULT')
     say "$r"
@@ -198,4 +205,27 @@ awk '
       }
       printf "%-8s %-7s %-14s %6s %9s %9s %10s %8s %-7s %8s %8s\n", sch[i], st[i], prog[i], tend[i], cpu[i], wall[i], err[i], ev[i], note[i], rw, rc
     }
+  }' "$ROWS" | tee -a "$LOG"
+# Spread of the ratios over the starts and schemes, per peer: the worst
+# start (least ratio), the median and the best, and the worst error of ours.
+say ""
+awk '
+  $3 == "attnflow" { oc[$1 " " $2] = $5; ow[$1 " " $2] = $6
+                     if ($7 + 0 > emax) { emax = $7 + 0; ewho = $1 " " $2 } }
+  $3 != "attnflow" { k = $1 " " $2; n[$3]++; w[$3, n[$3]] = $6 / ow[k]
+                     c[$3, n[$3]] = $5 / oc[k]; who[$3, n[$3]] = k
+                     if ($9 != "-") capped[$3] = 1 }
+  function sort(a, p, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
+      if (a[p, j] < a[p, i]) { t = a[p, i]; a[p, i] = a[p, j]; a[p, j] = t } }
+  END {
+    printf "%-14s %5s %22s %22s\n", "peer", "runs", "wall x: min/med/max", "cpu x: min/med/max"
+    for (p in n) {
+      m = n[p]; worst = who[p, 1]; wmin = w[p, 1]
+      for (i = 2; i <= m; i++) if (w[p, i] < wmin) { wmin = w[p, i]; worst = who[p, i] }
+      sort(w, p, m); sort(c, p, m)
+      printf "%-14s %5d %8.1f/%5.1f/%6.1f %8.1f/%5.1f/%6.1f  worst start (wall): %s%s\n", p, m,
+        w[p, 1], w[p, int((m + 1) / 2)], w[p, m], c[p, 1], c[p, int((m + 1) / 2)], c[p, m],
+        worst, capped[p] ? " (some capped: lower bounds)" : ""
+    }
+    printf "largest error of ours: %.3g (%s)\n", emax, ewho
   }' "$ROWS" | tee -a "$LOG"

@@ -114,9 +114,10 @@ static void af_run_help(void) {
       "                  the start is always t = 0)\n"
       "  --method M      rk8pd|rkf45|rk4|rkck|msadams|layers|vern9 (default rk8pd;\n"
       "                  vern9: Verner's 9(8) pair, 16 stages);\n"
-      "                  with --precision: mp-gbs|mp-gauss (default mp-gbs; mp-gauss\n"
-      "                  is the slow independent cross-check: its stages are\n"
-      "                  solved by fixed-point iteration)\n"
+      "                  with --precision: mp-gbs|mp-taylor|mp-gauss (default\n"
+      "                  mp-gbs; mp-taylor: Taylor series, order ~1.15 digits;\n"
+      "                  mp-gauss is the slow independent cross-check: its stages\n"
+      "                  are solved by fixed-point iteration)\n"
       "  --h H           step of rk4 and layers, initial step otherwise (default 0.01;\n"
       "                  also the time of one Kaiming weight set)\n"
       "  --rtol E        relative tolerance (> 0, default 1e-10)\n"
@@ -294,8 +295,8 @@ static int af_run_parse_mp(af_run_cfg *c) {
   const char *const *a = c->arg;
   if (!af_run_one_path(a, 1)) return AF_EXIT_USAGE;
   if (a[O_METHOD] && af_mp_method_lookup(&c->mp.method, a[O_METHOD]) != AF_OK) {
-    af_cli_error("--method %s: with --precision the methods are mp-gauss and "
-                 "mp-gbs",
+    af_cli_error("--method %s: with --precision the methods are mp-gbs, "
+                 "mp-taylor and mp-gauss",
                  a[O_METHOD]);
     return AF_EXIT_USAGE;
   }

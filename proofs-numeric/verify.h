@@ -118,6 +118,7 @@ AF_CLAIM_TABLE(af_claims_sweeps)
 AF_CLAIM_TABLE(af_claims_front)
 AF_CLAIM_TABLE(af_claims_rstar)
 AF_CLAIM_TABLE(af_claims_tiled)
+AF_CLAIM_TABLE(af_claims_mptaylor)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

@@ -149,9 +149,19 @@ void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
 
 /* ---------------------------------------------------------- integration */
 
-typedef enum { AF_MP_GAUSS = 0, AF_MP_GBS, AF_MP_METHOD_COUNT } af_mp_method;
+typedef enum {
+  AF_MP_GAUSS = 0,
+  AF_MP_GBS,
+  AF_MP_TAYLOR, /* Taylor series, coefficients by automatic
+                   differentiation, Jorba-Zou order and step (mp_taylor.c) */
+  AF_MP_METHOD_COUNT
+} af_mp_method;
 
-const char *af_mp_method_name(af_mp_method m); /* "mp-gauss", "mp-gbs" */
+/* Highest order of mp-taylor (af_mp_opts.order). */
+#define AF_MP_TAYLOR_MAX 400
+
+const char *af_mp_method_name(af_mp_method m); /* "mp-gauss", "mp-gbs",
+                                                  "mp-taylor" */
 int af_mp_method_lookup(af_mp_method *m, const char *name);
 
 typedef struct {
@@ -181,7 +191,7 @@ typedef struct {
   int status;          /* AF_OK, or why the run stopped (AF_MP_CK_FAIL)   */
   /* Identity of the run, checked on resume. */
   af_mp_method method;
-  unsigned order;      /* 2s (Gauss) or 2K (GBS), as resolved             */
+  unsigned order;      /* 2s (Gauss), 2K (GBS) or p (Taylor), as resolved */
   double tol;
   size_t len;          /* af_state_size(n, d)                             */
   mpfr_prec_t prec;    /* precision of y                                  */
@@ -219,6 +229,10 @@ typedef struct {
    * checked: AF_EINVAL); the output callback is called only for times
    * from resume->next_out on.  stats continue from resume->stats. */
   const af_mp_ckpt *resume;
+  /* mp-taylor: order p (2 < p <= AF_MP_TAYLOR_MAX); 0 = chosen from tol.
+   * Its steps are never rejected, and nevals counts one per coefficient
+   * order computed (p per step). */
+  unsigned order;
 } af_mp_opts;
 
 void af_mp_opts_init(af_mp_opts *o); /* mp-gbs, tol 1e-60, auto, no

@@ -56,6 +56,7 @@
 #include "internal.h"
 #include "attnflow_mp.h"
 #include "mp_kernel.h"
+#include "mp_taylor.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -283,8 +284,8 @@ void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
 
 /* ---------------------------------------------------------- methods */
 
-static const char *const mp_method_names[AF_MP_METHOD_COUNT] = {"mp-gauss",
-                                                                "mp-gbs"};
+static const char *const mp_method_names[AF_MP_METHOD_COUNT] = {
+    "mp-gauss", "mp-gbs", "mp-taylor"};
 
 AF_DEFINE_NAME(af_mp_method_name, af_mp_method, mp_method_names,
                AF_MP_METHOD_COUNT, )
@@ -321,7 +322,17 @@ typedef struct {
   af_mp_work **tw;
   mpfr_t *tz, *tsc;
   unsigned long ev_moved; /* their evaluations already added to tw[0] */
+  af_mp_taylor *tay;      /* mp-taylor: its series (mp_taylor.c)          */
 } mp_ctx;
+
+/* Numbers in c->K: GBS two rows of the table per row K, Gauss s stages,
+ * Taylor none (one row, unused). */
+static size_t ctx_klen(af_mp_method method, unsigned s, size_t N)
+{
+  if (method == AF_MP_TAYLOR)
+    return N;
+  return (method == AF_MP_GBS ? 2 : 1) * (size_t) s * N;
+}
 
 static void ctx_free(mp_ctx *c)
 {
@@ -331,7 +342,8 @@ static void ctx_free(mp_ctx *c)
   af_mp_vec_free(c->gc, c->s);
   af_mp_vec_free(c->K2, (size_t) c->s * N);
   af_mp_vec_free(c->lv, (size_t) c->s * c->s);
-  af_mp_vec_free(c->K, (c->method == AF_MP_GBS ? 2 : 1) * (size_t) c->s * N);
+  af_mp_vec_free(c->K, ctx_klen(c->method, c->s, N));
+  af_mp_taylor_free(c->tay);
   af_mp_vec_free(c->Y, N);
   af_mp_vec_free(c->F, N);
   af_mp_vec_free(c->y1, N);
@@ -404,7 +416,16 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
           af_mp_work_set_params(c->tw[i], af_mp_work_params(w));
     }
   }
-  c->K = af_mp_vec_alloc((method == AF_MP_GBS ? 2 : 1) * (size_t) s * N, prec);
+  if (method == AF_MP_TAYLOR) {
+    /* Threads over tokens and pairs: OpenMP's count, 1 inside an
+     * enclosing parallel region (bit-identical for any count); 1 below
+     * 16 tokens, where an order's work per thread (under 120 pairs) is
+     * short against the two barriers that close it. */
+    int nt = m->n >= 16 ? gbs_threads((unsigned) m->n) : 1;
+    c->tay = af_mp_taylor_alloc(m->n, m->d, s, prec, nt);
+    ok = ok && c->tay != NULL;
+  }
+  c->K = af_mp_vec_alloc(ctx_klen(method, s, N), prec);
   c->Y = af_mp_vec_alloc(N, prec);
   c->F = af_mp_vec_alloc(N, prec);
   c->y1 = af_mp_vec_alloc(N, prec);
@@ -762,7 +783,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     mpfr_set(tend, tbx, RND);
   else
     mpfr_set_d(tend, tb, RND);
-  unsigned p = c->method == AF_MP_GAUSS ? 2 * c->s : 2 * c->s;
+  unsigned p = 2 * c->s;
   /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
   double q = c->method == AF_MP_GAUSS ? (double) p : (double) (p - 2);
   /* MP_NOISE_ULPS units of 2^-prec, relative to max(1, |y|_inf). */
@@ -782,6 +803,31 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       mpfr_set_d(h, *hd, RND);
     double hcur = mpfr_get_d(h, RND);
     double err = 0;
+    if (c->method == AF_MP_TAYLOR) {
+      /* The step comes from the coefficients (Jorba-Zou) and is never
+       * rejected: its estimate meets the local tolerance by choice of h. */
+      rc = af_mp_taylor_step(c->y3, h, &err, &last, y, t, rem, o->tol / span,
+                             noise, ta, tb, m, af_mp_work_params(w), c->tay);
+      if (rc != AF_OK)
+        break;
+      af_mp_work_add_nevals(w, c->s);
+      hcur = mpfr_get_d(h, RND);
+      af_mp_vec_set(y, c->y3, N);
+      if (last)
+        mpfr_set(t, tend, RND);
+      else
+        mpfr_add(t, t, h, RND);
+      st->steps++;
+      st->err_est += err;
+      st->t_reached = mpfr_get_d(t, RND);
+      if (!last || hcur > *hd)
+        *hd = hcur;
+      rc = ck_call(ckr, AF_MP_CK_STEP, AF_OK, k, ta, tb, t, *hd, y, st, ev0,
+                   w);
+      if (rc != AF_OK)
+        break;
+      continue;
+    }
     rc = c->method == AF_MP_GAUSS ? gauss_double_step(&err, y, t, h, c, m, w)
                                   : gbs_step(&err, y, t, h, c, m, w);
     if (rc == MP_NOCONV) {
@@ -887,11 +933,17 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
     if (!mpfr_number_p(tx[k]) || mpfr_sgn(tx[k]) < 0
         || (k && mpfr_cmp(tx[k], tx[k - 1]) < 0))
       return AF_EINVAL;
-  unsigned s = o->method == AF_MP_GAUSS ? o->stages : o->columns;
+  unsigned s = o->method == AF_MP_GAUSS ? o->stages
+               : o->method == AF_MP_GBS ? o->columns : o->order;
   if (s == 0)
-    s = default_order(o->tol);
-  if (s > AF_MP_GAUSS_MAX || (o->method == AF_MP_GBS && s < 2))
+    s = o->method == AF_MP_TAYLOR ? af_mp_taylor_default_order(o->tol)
+                                  : default_order(o->tol);
+  if (o->method == AF_MP_TAYLOR
+          ? (s <= 2 || s > AF_MP_TAYLOR_MAX)
+          : (s > AF_MP_GAUSS_MAX || (o->method == AF_MP_GBS && s < 2)))
     return AF_EINVAL;
+  /* The order reported and checked on resume: 2s, or Taylor's p. */
+  unsigned ord = o->method == AF_MP_TAYLOR ? s : 2 * s;
   size_t N = af_state_size(m->n, m->d);
   mpfr_prec_t prec = mpfr_get_prec(y[0]);
   mp_ctx c;
@@ -916,7 +968,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
     /* Continue exactly where the checkpoint left off: same identity, a
      * consistent position (the piece is the one the run would take from
      * piece_lo towards times[next_out]). */
-    if (rs->method != o->method || rs->order != 2 * s || rs->tol != o->tol
+    if (rs->method != o->method || rs->order != ord || rs->tol != o->tol
         || rs->len != N || rs->prec != prec || rs->t == NULL
         || rs->next_out > ntimes || !(rs->h > 0) || !isfinite(rs->h)
         || mpfr_get_prec(rs->t) != prec || !mpfr_number_p(rs->t)) {
@@ -941,7 +993,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
     t = rs->piece_lo;
     k0 = rs->next_out;
   }
-  st->order = 2 * s;
+  st->order = ord;
   /* nevals continues from the checkpoint's count. */
   unsigned long ev0 = af_mp_work_nevals(w) - st->nevals;
   if (rs == NULL)
@@ -950,7 +1002,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   memset(&ckr, 0, sizeof ckr);
   ckr.o = o;
   ckr.ck.method = o->method;
-  ckr.ck.order = 2 * s;
+  ckr.ck.order = ord;
   ckr.ck.tol = o->tol;
   ckr.ck.len = N;
   ckr.ck.prec = prec;

@@ -702,6 +702,18 @@ START_TEST(test_error_estimate_honest)
       fprintf(stderr, "%s %s tol 1e-40: true error %.3g, estimate %.3g (ratio %.3g)\n",
               c->name, af_mp_method_name((af_mp_method) meth), err, st.err_est,
               st.err_est > 0 ? err / st.err_est : INFINITY);
+      if (meth == AF_MP_TAYLOR) {
+        /* mp-taylor's estimate is a model of the truncated tail, not a
+         * bound, and its run lands near tol, not below it: its contract
+         * is a factor 10 (theorems.md N3t, row N.taylor.over). */
+        ck_assert_msg(err <= 10 * st.err_est && st.err_est <= 10 * err,
+                      "%s mp-taylor: estimate %g, true error %g: not within "
+                      "a factor 10", c->name, st.err_est, err);
+        ck_assert_msg(err <= 10 * 1e-40, "%s mp-taylor: error %g", c->name,
+                      err);
+        af_mp_vec_free(y, N);
+        continue;
+      }
       ck_assert_msg(err <= st.err_est, "%s %s: estimate %g < true error %g",
                     c->name, af_mp_method_name((af_mp_method) meth), st.err_est, err);
       ck_assert_msg(err <= 1e-40, "%s: tolerance missed: %g", c->name, err);

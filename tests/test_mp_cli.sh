@@ -80,7 +80,7 @@ bad "--resume without --precision" 2 $BASE --resume ck
 bad "--format hex without --precision" 2 $BASE --format hex
 bad "--kernel blas with --precision" 2 $BASE --precision 128 --kernel blas
 bad "a double method with --precision" 2 $BASE --precision 128 --method rk8pd
-bad "unknown mp method" 2 $BASE --precision 128 --method mp-taylor
+bad "unknown mp method" 2 $BASE --precision 128 --method mp-radau
 bad "--rtol with --precision" 2 $BASE --precision 128 --rtol 1e-20
 bad "--tol 0" 2 $BASE --precision 128 --tol 0
 bad "--tol 1" 2 $BASE --precision 128 --tol 1
@@ -412,6 +412,50 @@ else
     fi
   else
     notok "--h at 256 bits" "a run failed: $(cat "$tmp/err")"
+  fi
+fi
+
+# ------------------------------------------------------------ mp-taylor
+# The Taylor method: the same bits for any thread count, a checkpointed
+# and resumed run equal to the uninterrupted one, and agreement with
+# mp-gbs within the two runs' estimates (Peri-LN: the series of |A_j|
+# and of quotients enter; causal attention: the general kernel's rows).
+if [ -z "$PY" ]; then
+  skip "mp-taylor" "no /usr/bin/python3"
+else
+  TY="run --scheme peri-ln --n 4 --d 3 --beta 2 --init file:$top_srcdir/data/reference/start_n4_d3.csv --times 0.5,1 --precision 192 --tol 1e-40"
+  # (Threads from 16 tokens on: n = 16, pairs split over the threads.)
+  TT="run --scheme pre-ln --n 16 --d 3 --beta 1 --init gaussian --seed 7 --times 0.5 --precision 128 --tol 1e-25 --method mp-taylor"
+  OMP_NUM_THREADS=1 "$AF" $TT --save-state "$tmp/tt1.ref" --out "$tmp/tt1.csv" 2>"$tmp/err"
+  OMP_NUM_THREADS=2 "$AF" $TT --save-state "$tmp/tt2.ref" --out "$tmp/tt2.csv" 2>>"$tmp/err"
+  OMP_NUM_THREADS=1 "$AF" $TY --method mp-taylor --save-state "$tmp/ty1.ref" --out "$tmp/ty1.csv" 2>>"$tmp/err"
+  "$AF" $TY --method mp-gbs --save-state "$tmp/tyg.ref" --out /dev/null 2>>"$tmp/err"
+  if [ -s "$tmp/tt1.ref" ] && cmp -s "$tmp/tt1.ref" "$tmp/tt2.ref" && same_stats "$tmp/tt1.csv" "$tmp/tt2.csv"; then
+    ok "mp-taylor: the same bits on 1 and 2 threads"
+  else
+    notok "mp-taylor on 1 and 2 threads" "$(cat "$tmp/err")"
+  fi
+  if d=$(statediff "$tmp/ty1.ref" "$tmp/tyg.ref") && set -- $d \
+     && awk -v e="$1" -v s="$2" 'BEGIN { exit !(e <= s && s < 1e-38) }'; then
+    ok "mp-taylor against mp-gbs: $1 within the summed estimates $2"
+  else
+    notok "mp-taylor against mp-gbs" "difference and summed estimates: $d"
+  fi
+  TC="run --scheme pre-ln --attention causal --n 4 --d 3 --beta 2 --init file:$top_srcdir/data/reference/start_n4_d3.csv --times 1 --precision 192 --tol 1e-40"
+  "$AF" $TC --method mp-taylor --save-state "$tmp/tc1.ref" --out "$tmp/tc1.csv" 2>"$tmp/err"
+  "$AF" $TC --method mp-gbs --save-state "$tmp/tc2.ref" --out /dev/null 2>>"$tmp/err"
+  if d=$(statediff "$tmp/tc1.ref" "$tmp/tc2.ref") && set -- $d \
+     && awk -v e="$1" -v s="$2" 'BEGIN { exit !(e <= s && s < 1e-38) }'; then
+    ok "mp-taylor, causal attention, against mp-gbs: $1 within $2"
+  else
+    notok "mp-taylor causal against mp-gbs" "difference and summed estimates: $d"
+  fi
+  "$AF" $TY --method mp-taylor --out "$tmp/tk.csv" --checkpoint "$tmp/tk.ck" --checkpoint-every 0 2>"$tmp/err" &&
+    "$AF" $TY --method mp-taylor --out "$tmp/tk2.csv" --resume "$tmp/tk.ck" 2>>"$tmp/err"
+  if [ -s "$tmp/tk2.csv" ] && [ "$(grep -v '^#' "$tmp/tk2.csv")" = "$(grep -v '^#' "$tmp/ty1.csv")" ]; then
+    ok "mp-taylor: a resumed run ends with the uninterrupted run's rows"
+  else
+    notok "mp-taylor resume" "$(cat "$tmp/err")"
   fi
 fi
 
