@@ -462,3 +462,79 @@ int af_scheme_spec_read(af_scheme_spec **out, af_spec_error *err,
   free(buf);
   return rc;
 }
+
+/* ------------------------------------------------ checks for claims */
+
+/* vars at prec from the doubles (exact). */
+static void set_vars(mpfr_t *v, mpfr_prec_t prec, const double *x)
+{
+  for (int k = 0; k < AF_EXPR_NVARS; k++) {
+    mpfr_init2(v[k], prec);
+    mpfr_set_d(v[k], x[k], MPFR_RNDN);
+  }
+}
+
+double af_scheme_spec_speed_rounding(const af_scheme_spec *sp,
+                                     mpfr_prec_t prec, double t, double r,
+                                     double c, double a, double alpha,
+                                     double tau)
+{
+  const double x[AF_EXPR_NVARS] = {t, r, c, a, alpha, tau};
+  double sd = af_expr_eval_d(&sp->speed, &sp->k, x);
+  af_expr_mp *ev = af_expr_mp_alloc(&sp->k, prec);
+  if (ev == NULL)
+    return NAN;
+  mpfr_t v[AF_EXPR_NVARS], s;
+  set_vars(v, prec, x);
+  mpfr_init2(s, prec);
+  mpfr_srcptr vp[AF_EXPR_NVARS];
+  for (int k = 0; k < AF_EXPR_NVARS; k++)
+    vp[k] = v[k];
+  af_expr_eval_mp(s, &sp->speed, ev, vp);
+  double sm = mpfr_get_d(s, MPFR_RNDN);
+  mpfr_sub_d(s, s, sd, MPFR_RNDN);
+  double err = fabs(mpfr_get_d(s, MPFR_RNDN)) / fabs(sm);
+  for (int k = 0; k < AF_EXPR_NVARS; k++)
+    mpfr_clear(v[k]);
+  mpfr_clear(s);
+  af_expr_mp_free(ev);
+  return err;
+}
+
+int af_scheme_spec_residual_check(double *dev, const af_scheme_spec *sp,
+                                  double t, double r, double c, double a,
+                                  double alpha, double tau, mpfr_prec_t prec)
+{
+  if (dev == NULL || sp == NULL || !sp->has_branch)
+    return AF_EINVAL;
+  const double x[AF_EXPR_NVARS] = {t, r, c, a, alpha, tau};
+  af_expr_mp *ev = af_expr_mp_alloc(&sp->k, prec);
+  if (ev == NULL)
+    return AF_ENOMEM;
+  mpfr_t v[AF_EXPR_NVARS], s, rho, g, q;
+  set_vars(v, prec, x);
+  mpfr_inits2(prec, s, rho, g, q, (mpfr_ptr) 0);
+  mpfr_srcptr vp[AF_EXPR_NVARS];
+  for (int k = 0; k < AF_EXPR_NVARS; k++)
+    vp[k] = v[k];
+  af_expr_eval_mp(s, &sp->speed, ev, vp);
+  af_expr_eval_mp(rho, &sp->radial, ev, vp);
+  af_expr_eval_mp(g, &sp->branch, ev, vp);
+  /* |s - r g| / |s| */
+  mpfr_mul(q, v[AF_EXPR_R], g, MPFR_RNDN);
+  mpfr_sub(q, s, q, MPFR_RNDN);
+  mpfr_div(q, q, s, MPFR_RNDN);
+  double d1 = fabs(mpfr_get_d(q, MPFR_RNDN));
+  /* |rho - c/g| / max(|rho|, |c/g|) (0 if both are 0) */
+  mpfr_div(g, v[AF_EXPR_TA], g, MPFR_RNDN);
+  mpfr_sub(q, rho, g, MPFR_RNDN);
+  double sc = fmax(fabs(mpfr_get_d(rho, MPFR_RNDN)),
+                   fabs(mpfr_get_d(g, MPFR_RNDN)));
+  double d2 = mpfr_zero_p(q) ? 0 : fabs(mpfr_get_d(q, MPFR_RNDN)) / sc;
+  *dev = isnan(d1) || isnan(d2) ? INFINITY : fmax(d1, d2);
+  for (int k = 0; k < AF_EXPR_NVARS; k++)
+    mpfr_clear(v[k]);
+  mpfr_clears(s, rho, g, q, (mpfr_ptr) 0);
+  af_expr_mp_free(ev);
+  return AF_OK;
+}

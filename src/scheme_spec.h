@@ -27,4 +27,17 @@ void af_scheme_spec_rates_rows(const af_scheme_spec *sp, double *s,
                                const double *r, const double *c,
                                const double *a, double alpha, double tau);
 
+/* For the claims (proofs-numeric/claims_userscheme.c): the relative
+ * error of the double evaluation of s at one point against MPFR at prec;
+ * and, for a spec with a branch g, the largest relative deviation of
+ * s from r g and of rho from c / g, all evaluated at prec (an identity of
+ * the expressions shows as about 2^-prec). */
+double af_scheme_spec_speed_rounding(const af_scheme_spec *sp,
+                                     mpfr_prec_t prec, double t, double r,
+                                     double c, double a, double alpha,
+                                     double tau);
+int af_scheme_spec_residual_check(double *dev, const af_scheme_spec *sp,
+                                  double t, double r, double c, double a,
+                                  double alpha, double tau, mpfr_prec_t prec);
+
 #endif /* AF_SCHEME_SPEC_H */
