@@ -68,6 +68,7 @@ const af_cli_opt af_run_opts[] = {
     [O_CHECKPOINT] = {"checkpoint", 1},
     [O_CHECKPOINT_EVERY] = {"checkpoint-every", 1},
     [O_RESUME] = {"resume", 1},
+    [O_SCHEME_DEF] = {"scheme-def", 1},
     [O_COUNT] = {NULL, 0},
 };
 
@@ -88,6 +89,9 @@ static void af_run_help(void) {
       "  --n N           number of tokens (>= 1)\n"
       "  --d D           dimension (>= 1)\n"
       "  --beta B        inverse temperature (finite, >= 0)\n"
+      "  --scheme-def F  in place of --scheme: a scheme of one's own from a spec\n"
+      "                  file (speed, radial rate, layer placement; see\n"
+      "                  docs/schemes.md); every method and --precision run it\n"
       "\n"
       "Initial condition:\n"
       "  --init I        uniform|gaussian|orthonormal|cap:DELTA|hemisphere|file:PATH\n"
@@ -387,16 +391,30 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   int rc = af_cli_options(&p, af_run_opts, O_HELP, af_run_help, af_run_take, c);
   if (rc != AF_EXIT_OK) return rc;
   static const int required[] = {O_SCHEME, O_N, O_D, O_BETA};
-  if (!af_cli_required("run", af_run_opts, c->arg, required,
-                       sizeof required / sizeof required[0]))
-    return AF_EXIT_USAGE;
   const char *const *a = c->arg;
+  if (a[O_SCHEME_DEF] != NULL) { /* a spec'd scheme in place of --scheme */
+    if (a[O_SCHEME] != NULL) {
+      af_cli_error("give --scheme or --scheme-def, not both");
+      return AF_EXIT_USAGE;
+    }
+    if (!af_cli_required("run", af_run_opts, c->arg, required + 1,
+                         sizeof required / sizeof required[0] - 1))
+      return AF_EXIT_USAGE;
+    if (!af_cli_scheme_def(&c->spec, a[O_SCHEME_DEF]))
+      return AF_EXIT_USAGE;
+  } else if (!af_cli_required("run", af_run_opts, c->arg, required,
+                              sizeof required / sizeof required[0]))
+    return AF_EXIT_USAGE;
 
   /* Scheme and attention. */
   c->scheme_name = a[O_SCHEME];
   int attn_fixed = 1;
   c->attn = AF_ATTN_SOFTMAX;
-  if (strcmp(a[O_SCHEME], "sa") == 0) {
+  if (c->spec != NULL) {
+    c->scheme = AF_SCHEME_USER;
+    c->scheme_name = af_scheme_spec_row(c->spec)->name;
+    attn_fixed = 0;
+  } else if (strcmp(a[O_SCHEME], "sa") == 0) {
     c->scheme = AF_POST_LN;
   } else if (strcmp(a[O_SCHEME], "usa") == 0) {
     c->scheme = AF_POST_LN;
@@ -1054,6 +1072,8 @@ int af_cli_run(int argc, char **argv) {
   /* Model. */
   af_model m;
   af_model_init(&m, c.n, c.d, c.beta, c.scheme);
+  if (c.spec != NULL)
+    af_model_set_user_scheme(&m, af_scheme_spec_row(c.spec));
   m.attn = c.attn;
   m.alpha = c.alpha;
   m.alpha_decay = c.alpha_decay;
@@ -1181,5 +1201,19 @@ done:
   af_work_free(work);
   af_weights_free(wts);
   free(c.times);
+  af_scheme_spec_free(c.spec);
   return ex;
+}
+
+int af_cli_scheme_def(af_scheme_spec **spec, const char *path) {
+  af_spec_error e;
+  int rc = af_scheme_spec_read(spec, &e, path);
+  if (rc == AF_OK) return 1;
+  if (e.line > 0)
+    af_cli_error("--scheme-def %s: line %zu, column %zu: %s", path, e.line,
+                 e.col, e.what);
+  else
+    af_cli_error("--scheme-def %s: %s", path,
+                 e.what[0] ? e.what : af_strerror(rc));
+  return 0;
 }

@@ -17,7 +17,7 @@ enum {
   O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
   O_FORMAT, O_OUT, O_SAVE_STATE, O_ATTENTION, O_KERNEL, O_WEIGHTS,
   O_CLUSTER_COS, O_OBSERVABLES, O_MAX_STEPS, O_PRECISION, O_TOL, O_DIGITS,
-  O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME, O_COUNT
+  O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME, O_SCHEME_DEF, O_COUNT
 };
 
 /* AF_FMT_HEX: CSV with exact MPFR values (--precision only). */
@@ -55,7 +55,13 @@ typedef struct {
   unsigned long digits;    /* significant digits printed                */
   const char *checkpoint, *resume;
   double checkpoint_every; /* seconds                                   */
+  af_scheme_spec *spec;    /* --scheme-def: the spec'd scheme (the
+                              caller frees it)                         */
 } af_run_cfg;
+
+/* Read --scheme-def PATH into *spec, printing the error with its line
+ * and column; 1 on success (shared by run and verify). */
+int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
 
 /* The option table of 'attnflow run' (indices O_*), shared with
  * 'attnflow sweep' (cli_sweep.c), which gives every run option to each

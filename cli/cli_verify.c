@@ -9,12 +9,14 @@
 #include "cli.h"
 #include "output.h"
 #include "verify.h"
+#include "cli_run.h"
 
 static const char *const verify_help =
     "Usage: attnflow verify [--level quick|full] [--claim GLOB] [--json PATH]\n"
     "                       [--inject-fault speed|radial|attention]\n"
     "                       [--markdown PATH] [--broken-only] [--tolerances PATH]\n"
     "                       [--list] [--write-certified DIR]\n"
+    "       attnflow verify --scheme-def FILE [--level quick|full]\n"
     "\n"
     "Runs every claim of proofs-numeric/: one per theorem ID of the theory\n"
     "(and per scheme where the statement is per scheme).  Each claim runs the\n"
@@ -44,6 +46,10 @@ static const char *const verify_help =
     "  --write-certified DIR  write the certified balls of the C-T4.1 claims\n"
     "                       (exact hex midpoint and radius, with provenance) into\n"
     "                       DIR (data/reference/certified/), then run nothing\n"
+    "  --scheme-def FILE    run the scheme-generic claims (U2: T4.1 reduction,\n"
+    "                       T4.1a, I1, P3, layer placement) on the scheme of a\n"
+    "                       spec file (docs/schemes.md) and list what cannot be\n"
+    "                       checked on it; exit status 0 if all pass\n"
     "\n"
     "Columns: ID, scheme, measured, predicted, tolerance, margin (fraction of\n"
     "the tolerance left; negative = outside), seconds, status, expected.\n"
@@ -223,6 +229,7 @@ int af_cli_verify(int argc, char **argv)
       {"level", 1}, {"claim", 1}, {"json", 1}, {"markdown", 1}, {"inject-fault", 1},
       {"tolerances", 1}, {"list", 0}, {"broken-only", 0}, {"help", 0},
       {"write-certified", 1},
+      {"scheme-def", 1},
       {NULL, 0}};
   af_cli_parser p;
   af_cli_parser_init(&p, argc, argv, 1, "verify");
@@ -230,6 +237,7 @@ int af_cli_verify(int argc, char **argv)
   const char *markdown = NULL;
   const char *tolpath = NULL, *certdir = NULL;
   int list = 0;
+  const char *scheme_def = NULL;
   af_vctx ctx = {AF_LEVEL_QUICK, 0, NULL, 0};
   for (;;) {
     const char *v;
@@ -257,6 +265,8 @@ int af_cli_verify(int argc, char **argv)
       level = v;
     } else if (strcmp(name, "list") == 0)
       list = 1;
+    else if (strcmp(name, "scheme-def") == 0)
+      scheme_def = v;
     else if (strcmp(name, "broken-only") == 0)
       ctx.broken_only = 1;
     else if (strcmp(name, "inject-fault") == 0) {
@@ -299,6 +309,19 @@ int af_cli_verify(int argc, char **argv)
     return AF_EXIT_FAIL;
   }
   ctx.tol = &tol;
+  if (scheme_def != NULL) { /* the U2 claims on a spec'd scheme */
+    af_scheme_spec *sp = NULL;
+    if (!af_cli_scheme_def(&sp, scheme_def)) {
+      af_tol_free(&tol);
+      return AF_EXIT_USAGE;
+    }
+    printf("attnflow %s (commit %s) verify --level %s --scheme-def %s\n",
+           af_version(), af_commit(), level, scheme_def);
+    int nbad = af_verify_scheme_def(stdout, sp, &ctx);
+    af_scheme_spec_free(sp);
+    af_tol_free(&tol);
+    return nbad == 0 && fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
+  }
 
   const af_claim *all[512];
   size_t total = af_claims_all(all, 512);

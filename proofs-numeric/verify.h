@@ -119,6 +119,14 @@ AF_CLAIM_TABLE(af_claims_front)
 AF_CLAIM_TABLE(af_claims_rstar)
 AF_CLAIM_TABLE(af_claims_tiled)
 AF_CLAIM_TABLE(af_claims_mptaylor)
+AF_CLAIM_TABLE(af_claims_userscheme)
+
+/* verify --scheme-def: the scheme-generic claims of claims_userscheme.c
+ * (U2.*) on the spec'd scheme sp, a table of results and the list of
+ * what cannot be checked written to out; returns how many did not come
+ * out as expected. */
+int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
+                         const af_vctx *c);
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

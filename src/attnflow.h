@@ -123,6 +123,49 @@ int af_scheme_lookup(af_scheme_id *id, const char *name);
  * AF_EINVAL. */
 #define AF_SCHEME_USER ((af_scheme_id) AF_SCHEME_COUNT)
 
+/* A scheme from a spec (theorems.md U1; format in docs/schemes.md): the
+ * speed factor s and radial rate rho as expressions of t, r, ta = <theta,
+ * A>, na = |A|, alpha, tau and named parameters, and where normalization
+ * sits for the layer map (layer = sphere | residual | mix | none, with
+ * branch g for residual: x+ = x + h A / g).  Its row (af_scheme_spec_row)
+ * is a user row that every path evaluates: the double flow and layer map
+ * in double (each operation rounded once, in the order written), the MPFR
+ * path at working precision with every number read from its text.  Its
+ * rates callback alone gives NaN: the row must be used through a model. */
+typedef struct af_scheme_spec af_scheme_spec;
+typedef struct {
+  size_t line, col; /* 1-based; 0 if the fault is not at one place */
+  char what[128];   /* what is wrong and why                        */
+} af_spec_error;
+enum {
+  AF_SPEC_LAYER_NONE = 0, /* no layer map: af_layer_step gives AF_EINVAL  */
+  AF_SPEC_LAYER_SPHERE,   /* theta+ = N(theta + (h/s) A), r+ = r + h rho */
+  AF_SPEC_LAYER_RESIDUAL, /* x+ = x + h A / g, r+ = |x+|                  */
+  AF_SPEC_LAYER_MIX       /* sphere while l h < tau, residual after      */
+};
+/* Parse a spec from text[0..len) (at most 64 KiB); AF_EPARSE with the
+ * line, column and reason in *err (may be NULL). */
+int af_scheme_spec_parse(af_scheme_spec **s, af_spec_error *err,
+                         const char *text, size_t len);
+/* The same from a file (AF_EIO if it cannot be read). */
+int af_scheme_spec_read(af_scheme_spec **s, af_spec_error *err,
+                        const char *path);
+void af_scheme_spec_free(af_scheme_spec *s);
+/* The row to give af_model_set_user_scheme (owned by s). */
+const af_scheme *af_scheme_spec_row(const af_scheme_spec *s);
+/* The spec of a row made by af_scheme_spec_row, NULL for any other. */
+const af_scheme_spec *af_scheme_spec_of(const af_scheme *row);
+/* AF_SPEC_LAYER_* of s. */
+int af_scheme_spec_layer(const af_scheme_spec *s);
+/* Bit k set if an expression of s reads variable k (t, r, ta, na, alpha,
+ * tau in this order: bit 3 = na, bit 5 = tau). */
+unsigned af_scheme_spec_vars(const af_scheme_spec *s);
+/* The spec's s, rho and branch g (NaN without one) at one point; any
+ * output may be NULL. */
+int af_scheme_spec_eval(double *s, double *rho, double *g,
+                        const af_scheme_spec *sp, double t, double r,
+                        double c, double a, double alpha, double tau);
+
 /* ------------------------------------------------------------------ */
 /* Weights Q, K, V.                                                     */
 /* ------------------------------------------------------------------ */

@@ -115,7 +115,7 @@ static int gsl_field(double t, const double y[], double dydt[], void *params)
 double af_next_breakpoint(const af_model *m, double t0, double t1)
 {
   double next = t1;
-  if (m->scheme == AF_MIX_LN && m->tau > t0 && m->tau < next)
+  if (af_model_switches_at_tau(m) && m->tau > t0 && m->tau < next)
     next = m->tau;
   const af_weights *wt = m->w;
   if (wt != NULL && wt->layers > 1) {
@@ -135,7 +135,7 @@ static double piece_key(const af_model *m, double tm)
   double key = 0;
   if (m->w != NULL && m->w->layers > 1)
     key = fmin(floor(tm / m->w->layer_dt), (double) (m->w->layers - 1));
-  return 2 * key + (m->scheme == AF_MIX_LN && tm > m->tau);
+  return 2 * key + (af_model_switches_at_tau(m) && tm > m->tau);
 }
 
 static int map_gsl_status(int gs, const gsl_ctx *c)

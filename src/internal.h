@@ -121,6 +121,9 @@ int af_model_fits(const af_model *m, size_t n, size_t d);
  * boundary between weight sets -- or t1 if there is none (integrate.c;
  * used by the double and the MPFR integrators). */
 double af_next_breakpoint(const af_model *m, double t0, double t1);
+/* 1 if the field of m switches at m->tau: Mix-LN, or a spec'd scheme
+ * whose expressions read tau (scheme_spec.c). */
+int af_model_switches_at_tau(const af_model *m);
 
 /* Verner's efficient 9(8) Runge-Kutta pair as a GSL step type (rkv98.c;
  * method "vern9"). */

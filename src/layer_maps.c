@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scheme_spec.h"
 
 /* dot(x, y, d): af_dot (internal.h), as in attention.c. */
 #define dot af_dot
@@ -44,7 +45,19 @@ int af_layer_step(double *y_out, const double *y_in, size_t layer, double h,
   if (sc == AF_MIX_LN)
     sc = (t < m->tau) ? AF_POST_LN : AF_PRE_LN; /* theorems.md S7: l h < tau */
   const af_scheme *row = af_scheme_get(sc);
-  if (row == NULL) /* a user-defined scheme has no layer map */
+  /* A spec'd scheme (theorems.md U1): sphere or residual, mix switching
+   * from the first to the second where S7 switches Mix-LN. */
+  const af_scheme_spec *spec = NULL;
+  int place = AF_SPEC_LAYER_NONE;
+  if (sc == AF_SCHEME_USER && (spec = af_scheme_spec_of(m->user)) != NULL) {
+    row = m->user;
+    place = spec->layer;
+    if (place == AF_SPEC_LAYER_MIX)
+      place = (t < m->tau) ? AF_SPEC_LAYER_SPHERE : AF_SPEC_LAYER_RESIDUAL;
+    if (place == AF_SPEC_LAYER_NONE)
+      return AF_EINVAL; /* the spec says layer = none */
+  }
+  if (row == NULL) /* a user-defined callback scheme has no layer map */
     return AF_EINVAL;
   double alpha = af_model_alpha(m, t);
   double *v = w->T; /* scratch n x d (free after af_work_attention) */
@@ -56,6 +69,29 @@ int af_layer_step(double *y_out, const double *y_in, size_t layer, double h,
     double r = y_in[n * d + j], a = w->a[j];
     double *vj = v + j * d;
     rnew[j] = r;
+    if (spec != NULL) {
+      double sj, rhoj, g;
+      af_scheme_spec_eval(&sj, &rhoj, &g, spec, t, r, w->c[j], a, alpha,
+                          m->tau);
+      if (place == AF_SPEC_LAYER_SPHERE) { /* theta+ = N(theta + h A / s) */
+        if (!isfinite(sj) || !isfinite(rhoj))
+          return AF_ENONFINITE;
+        if (!(sj > 0))
+          return AF_ESPEED;
+        double f = h / sj;
+        for (size_t i = 0; i < d; i++)
+          vj[i] = tj[i] + f * Aj[i];
+        rnew[j] = r + h * rhoj;
+      } else { /* residual: x+ = x + h A / g */
+        if (!isfinite(g))
+          return AF_ENONFINITE;
+        if (!(g > 0))
+          return AF_ESPEED;
+        for (size_t i = 0; i < d; i++)
+          vj[i] = r * tj[i] + h * Aj[i] / g;
+        rnew[j] = sqrt(dot(vj, vj, d));
+      }
+    } else
     switch (sc) {
     case AF_POST_LN: /* theta+ = N(theta + h A) */
       for (size_t i = 0; i < d; i++)

@@ -895,7 +895,7 @@ static mpfr_srcptr piece_end(const af_model *m, const af_mp_work *w,
                              double stop, mpfr_ptr buf)
 {
   const af_mp_params *par = af_mp_work_params(w);
-  if (par != NULL && m->scheme == AF_MIX_LN && stop == m->tau)
+  if (par != NULL && af_model_switches_at_tau(m) && stop == m->tau)
     return par->tau;
   const af_weights *wt = m->w;
   if (par != NULL && wt != NULL && wt->layers > 1

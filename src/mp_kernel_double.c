@@ -13,6 +13,7 @@
 #include <stdlib.h>
 
 #include "internal.h"
+#include "scheme_spec.h"
 #include "mp_kernel.h"
 
 #define AF_T double

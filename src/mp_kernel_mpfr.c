@@ -10,8 +10,10 @@
 #endif
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "internal.h"
+#include "scheme_spec.h"
 #include "attnflow_mp.h"
 #include "mp_kernel.h"
 
@@ -79,5 +81,8 @@ static void af_mp_pow_d(mpfr_ptr r, mpfr_srcptr a, double x)
 #define AF_MUL_2SI(r, a, e) mpfr_mul_2si((r), (a), (e), AF_RND)
 #define AF_LOCAL(name) mpfr_ptr name = w->name
 #define AF_VAL(name, x) mpfr_srcptr name = (x)
+
+/* A spec'd scheme's rates at the working precision. */
+#define AF_SPEC_MP 1
 
 #include "mp_kernel_source.c"

@@ -74,6 +74,10 @@
  *   AF_EXACT_WEIGHTS(w)    true when w->par holds one weight set as read
  *                          (wq, wk, wv of AF_T, d x d) to use in place
  *                          of the model's doubles [none]
+ *   AF_SPEC_MP             defined: a spec'd scheme's expressions are
+ *                          evaluated in MPFR (af_expr_eval_mp, literals
+ *                          at the work's precision) [undefined: in double,
+ *                          af_scheme_spec_eval, as the double path]
  */
 
 /* Scalar temporaries of one evaluation, kept in the work so that an
@@ -108,6 +112,12 @@ struct AF_WORK {
   double seg_lo, seg_hi;
   /* The arrays are the caller's (af_work_bind_generic_d): not freed. */
   int borrowed;
+#ifdef AF_SPEC_MP
+  /* A spec'd scheme's constants at the work's precision, and a copy of
+   * the spec's constants they were made from (made at first use). */
+  af_expr_mp *spec_x;
+  af_expr_consts *spec_k;
+#endif
 #ifdef AF_PARAMS
   /* Exact parameters in place of the model's doubles (NULL: none). */
   const AF_PARAMS *par;
@@ -164,6 +174,10 @@ void AF_FN(work_free)(struct AF_WORK *w)
 #define AF_GK_CLEAR(name) AF_CLEAR(w->name);
   AF_GK_SCALARS(AF_GK_CLEAR)
 #undef AF_GK_CLEAR
+#ifdef AF_SPEC_MP
+  af_expr_mp_free(w->spec_x);
+  free(w->spec_k);
+#endif
   free(w);
 }
 
@@ -784,13 +798,40 @@ static void AF_FN(rates)(struct AF_WORK *w, af_scheme_id id, AF_SRC t,
   }
 }
 
+/* Rates of a spec'd scheme (theorems.md U1) into w->sj, w->rj. */
+static int AF_FN(spec_rates)(struct AF_WORK *w, const af_scheme_spec *sp,
+                             AF_SRC t, AF_CONST AF_T *r, AF_CONST AF_T *c,
+                             AF_CONST AF_T *a, double tau)
+{
+#ifdef AF_SPEC_MP
+  if (w->spec_x == NULL || memcmp(w->spec_k, &sp->k, sizeof sp->k) != 0) {
+    af_expr_mp_free(w->spec_x);
+    w->spec_x = NULL;
+    if (w->spec_k == NULL && (w->spec_k = malloc(sizeof *w->spec_k)) == NULL)
+      return AF_ENOMEM;
+    memcpy(w->spec_k, &sp->k, sizeof sp->k);
+    if ((w->spec_x = af_expr_mp_alloc(&sp->k, w->prec)) == NULL)
+      return AF_ENOMEM;
+  }
+  AF_SET_D(w->tmp2, tau); /* a double, or +-inf: the side of the switch */
+  mpfr_srcptr v[AF_EXPR_NVARS] = {t, *r, *c, *a, w->alpha, w->tmp2};
+  af_expr_eval_mp(w->sj, &sp->speed, w->spec_x, v);
+  af_expr_eval_mp(w->rj, &sp->radial, w->spec_x, v);
+#else
+  af_scheme_spec_eval(&w->sj, &w->rj, NULL, sp, t, *r, *c, *a, w->alpha,
+                      tau);
+#endif
+  return AF_OK;
+}
+
 /* rates_fill of attention.c: w->s, w->rho. */
 static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
                              const af_model *m)
 {
-  const af_scheme *sc = af_scheme_get(m->scheme);
-  if (sc == NULL) /* a user-defined scheme: double precision only */
-    return AF_EINVAL;
+  const af_scheme *sc = af_model_scheme(m);
+  const af_scheme_spec *spec = sc != NULL ? af_scheme_spec_of(sc) : NULL;
+  if (sc == NULL || (m->scheme == AF_SCHEME_USER && spec == NULL))
+    return AF_EINVAL; /* a callback scheme: double precision only */
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
 #ifdef AF_PARAMS
@@ -828,7 +869,13 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
       if (AF_CMP(w->a[j], w->tmp) <= 0)
         return AF_EZEROATTN;
     }
-    AF_FN(rates)(w, m->scheme, t, &y[n * d + j], &w->c[j], &w->a[j], tau);
+    if (spec != NULL) {
+      int rc = AF_FN(spec_rates)(w, spec, t, &y[n * d + j], &w->c[j],
+                                 &w->a[j], tau);
+      if (rc != AF_OK)
+        return rc;
+    } else
+      AF_FN(rates)(w, m->scheme, t, &y[n * d + j], &w->c[j], &w->a[j], tau);
     if (m->fault & AF_FAULT_SPEED) { /* s (1 + 0.05 t) */
       AF_MULQ(w->tmp, t, 1, 20, 0.05);
       AF_D_ADD(w->tmp, 1.0, w->tmp);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "scheme_spec.h"
 
 static void rates_post(double *s, double *rho, double t, double r, double c,
                        double a, double alpha, double tau)
@@ -108,9 +109,14 @@ void af_scheme_rates_rows(const af_scheme *sc, double *s, double *rho,
   case AF_LN_SCALING:
     RATES_ROWS(rates_lnscaling);
     break;
-  default:
-    RATES_ROWS(sc->rates);
+  default: {
+    const af_scheme_spec *sp = af_scheme_spec_of(sc);
+    if (sp != NULL) /* a spec'd row: its expressions (scheme_spec.c) */
+      af_scheme_spec_rates_rows(sp, s, rho, n, t, r, c, a, alpha, tau);
+    else
+      RATES_ROWS(sc->rates);
     break;
+  }
   }
 }
 

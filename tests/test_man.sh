@@ -45,7 +45,7 @@ if command -v bash > /dev/null 2>&1; then
   got=$(bash -c '. "$1/completion/attnflow.bash"; COMP_WORDS=("$2" run --sch); COMP_CWORD=2; _attnflow
     a=${COMPREPLY[*]}; COMP_WORDS=("$2" run --scheme pe); COMP_CWORD=3; _attnflow
     echo "$a|${COMPREPLY[*]}"' sh "$top_srcdir" "$AF")
-  [ "$got" = "--scheme|peri-ln" ] && ok "bash completion: run --sch, --scheme pe" || bad "bash completion gives '$got'"
+  [ "$got" = "--scheme --scheme-def|peri-ln" ] && ok "bash completion: run --sch, --scheme pe" || bad "bash completion gives '$got'"
 fi
 
 if command -v groff > /dev/null 2>&1; then

@@ -176,6 +176,7 @@ void af_t41_params_init(af_t41_params *p, size_t n, double beta,
   p->rtol = 0.0;
   p->atol = 0.0;
   p->max_steps = 0;
+  p->user = NULL;
 }
 
 int af_t41_params_validate(const af_t41_params *p)
@@ -187,7 +188,10 @@ int af_t41_params_validate(const af_t41_params *p)
       !isfinite(p->gap0) ||
       !isfinite(p->atol))
     return AF_ENONFINITE;
-  if (p->n < 2 || p->beta < 0 || (unsigned) p->scheme >= AF_SCHEME_COUNT ||
+  if (p->scheme == AF_SCHEME_USER
+      && (p->user == NULL || p->user->rates == NULL))
+    return AF_EINVAL;
+  if (p->n < 2 || p->beta < 0 || (unsigned) p->scheme > AF_SCHEME_COUNT ||
       !(p->r0 > 0) || !(p->alpha > 0) || p->alpha_decay < 0 || p->tau < 0 ||
       (unsigned) p->var >= AF_T41_VAR_COUNT || p->rtol < 0 || p->atol < 0 ||
       !(p->gap0 > 0) || p->gap0 * (double) (p->n - 1) > (double) p->n)
@@ -208,6 +212,8 @@ int af_t41_params_from_model(af_t41_params *p, const af_model *m, double r0)
     return AF_EINVAL;
   af_t41_params q;
   af_t41_params_init(&q, m->n, m->beta, m->scheme);
+  if (m->scheme == AF_SCHEME_USER)
+    q.user = m->user;
   q.r0 = r0;
   q.alpha = m->alpha;
   q.alpha_decay = m->alpha_decay;
@@ -267,6 +273,19 @@ static int rates(double *s, double *rho, double t, double r, double w,
     *s = sqrt(t + 1.0);
     *rho = 0.0;
     break;
+  case AF_SCHEME_USER: { /* U2: the row's rates at c(gamma), a(gamma) */
+    const af_scheme_spec *spec = af_scheme_spec_of(p->user);
+    a = a_w(w, nm1, b);
+    if (p->user->needs_anorm && !(a > 0))
+      return AF_EZEROATTN;
+    if (spec != NULL)
+      af_scheme_spec_eval(s, rho, NULL, spec, t, r, c_w(w, nm1, b), a,
+                          af_t41_alpha(p, t), after ? -INFINITY : INFINITY);
+    else
+      p->user->rates(s, rho, t, r, c_w(w, nm1, b), a, af_t41_alpha(p, t),
+                     INFINITY);
+    break;
+  }
   default:
     return AF_EINVAL;
   }
@@ -436,7 +455,9 @@ int af_t41_solve_ex(double *gamma, double *gap, double *r,
   /* gamma(0) = 1 - gap0, u(0) = log gap0 (0 at the orthonormal start) */
   double y[2] = {p->var == AF_T41_VAR_GAMMA ? 1.0 - p->gap0 : log(p->gap0),
                  p->r0}, t = 0.0;
-  int mix = p->scheme == AF_MIX_LN;
+  int mix = p->scheme == AF_MIX_LN
+         || (p->scheme == AF_SCHEME_USER /* a spec that reads tau */
+             && (af_scheme_spec_vars(af_scheme_spec_of(p->user)) & (1u << 5)));
   o.ctx.after = mix && p->tau == 0; /* tau = 0: Pre-LN from the start */
 
   for (size_t k = 0; k < ntimes && st == AF_OK; k++) {
@@ -502,6 +523,16 @@ int af_t41_initial_velocity(double *v, const af_t41_params *p)
   case AF_NGPT:
     *v = 2.0 * af_t41_alpha(p, 0.0) / root;
     break;
+  case AF_SCHEME_USER: { /* U2: F(gamma0) / s at t = 0 (right side of tau) */
+    double s, rho;
+    int after = p->tau == 0
+             && (af_scheme_spec_vars(af_scheme_spec_of(p->user)) & (1u << 5));
+    st = rates(&s, &rho, 0.0, p->r0, p->gap0, after, p);
+    if (st != AF_OK)
+      return st;
+    *v = p->gap0 * G_w(p->gap0, nm1, p->beta) / s;
+    break;
+  }
   default:
     return AF_EINVAL;
   }

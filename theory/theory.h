@@ -81,13 +81,19 @@ typedef struct {
   af_t41_var var;      /* integration variable (default LOGGAP)          */
   double rtol, atol;   /* integrator tolerances; 0 = defaults 1e-14, 1e-16 */
   unsigned long max_steps; /* per output interval; 0 = 10^7              */
+  /* scheme == AF_SCHEME_USER: the user row (theorems.md U2), whose rates
+   * are evaluated at c(gamma), a(gamma): a spec'd row's expressions (a
+   * spec that reads tau switches there like Mix-LN) or a callback row's
+   * function (given tau = +infinity).  NULL otherwise. */
+  const af_scheme *user;
 } af_t41_params;
 
 /* Defaults: r0 = 1, alpha = 1, decay 0, tau = 1, gap0 = 1 (the orthonormal
  * start), LOGGAP, default tols. */
 void af_t41_params_init(af_t41_params *p, size_t n, double beta,
                         af_scheme_id scheme);
-/* Take n, beta, scheme, alpha, alpha_decay, tau from a model, with r0.
+/* Take n, beta, scheme, alpha, alpha_decay, tau from a model, with r0
+ * (and a user scheme's row).
  * AF_EINVAL if the model is not the T4.1 setting (not softmax, weights
  * given, d < n). */
 int af_t41_params_from_model(af_t41_params *p, const af_model *m, double r0);
@@ -122,7 +128,9 @@ int af_t41_solve_ex(double *gamma, double *gap, double *r,
 /* T4.1a: dgamma/dt at t = 0+ from the closed forms of theorems.md:
  * Post-LN, LN-Scaling, Mix-LN with tau > 0: 2/(e^b+n-1);
  * Pre-LN (and Mix-LN with tau = 0): 2/(r0 (e^b+n-1));
- * Peri-LN: 2/(r0 sqrt(e^{2b}+n-1));  nGPT: 2 alpha(0)/sqrt(e^{2b}+n-1). */
+ * Peri-LN: 2/(r0 sqrt(e^{2b}+n-1));  nGPT: 2 alpha(0)/sqrt(e^{2b}+n-1);
+ * a user scheme (U2): F(gamma0)/s(0, r0, c(gamma0), a(gamma0)) from its
+ * rates, gamma0 = 1 - gap0. */
 int af_t41_initial_velocity(double *v, const af_t41_params *p);
 
 /* T4.1b terminal behaviour of 1 - gamma, as data. */

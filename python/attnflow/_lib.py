@@ -97,7 +97,7 @@ class T41Params(Structure):
                 ("alpha_decay", c_double), ("tau", c_double),
                 ("gap0", c_double), ("var", c_int),
                 ("rtol", c_double), ("atol", c_double),
-                ("max_steps", c_ulong)]
+                ("max_steps", c_ulong), ("user", POINTER(Scheme))]
 
 
 class T41Terminal(Structure):
@@ -153,6 +153,25 @@ _PROTOS = {
     "af_t41_a": (c_double, [c_double, c_size_t, c_double]),
 }
 for _name, (_res, _args) in _PROTOS.items():
+    _f = getattr(lib, _name)
+    _f.restype = _res
+    _f.argtypes = _args
+
+
+class SpecError(Structure):
+    """af_spec_error: where and why a scheme spec was refused."""
+    _fields_ = [("line", c_size_t), ("col", c_size_t),
+                ("what", ctypes.c_char * 128)]
+
+
+# Schemes from a spec (attnflow.h, af_scheme_spec_*).
+for _name, (_res, _args) in {
+        "af_scheme_spec_parse": (c_int, [POINTER(c_void_p), POINTER(SpecError),
+                                         c_char_p, c_size_t]),
+        "af_scheme_spec_free": (None, [c_void_p]),
+        "af_scheme_spec_row": (POINTER(Scheme), [c_void_p]),
+        "af_scheme_spec_layer": (c_int, [c_void_p]),
+}.items():
     _f = getattr(lib, _name)
     _f.restype = _res
     _f.argtypes = _args

@@ -31,7 +31,13 @@ def _scheme_id(scheme):
 
 def _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol):
     p = _lib.T41Params()
-    _lib.lib.af_t41_params_init(p, int(n), float(beta), _scheme_id(scheme))
+    if hasattr(scheme, "_row"):  # a UserScheme or SchemeSpec: its own rates
+        _lib.lib.af_t41_params_init(p, int(n), float(beta), _lib.SCHEME_USER)
+        p.user = _lib.ctypes.pointer(scheme._row)
+        p._scheme = scheme  # kept alive with the parameters
+    else:
+        _lib.lib.af_t41_params_init(p, int(n), float(beta),
+                                    _scheme_id(scheme))
     p.r0, p.alpha, p.alpha_decay, p.tau = r0, alpha, alpha_decay, tau
     if rtol is not None:
         p.rtol = rtol
@@ -45,7 +51,9 @@ def solve(times, n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
     """gamma(t), the gap 1 - gamma(t) (to full relative accuracy, also far
     below the resolution of gamma) and r(t) at the times (finite, >= 0,
     non-decreasing), from gamma(0) = 0, r(0) = r0: a dict of three arrays.
-    rtol, atol: the integrator's (default 1e-14, 1e-16)."""
+    rtol, atol: the integrator's (default 1e-14, 1e-16).  scheme: a name,
+    or a UserScheme / SchemeSpec (T4.1 holds for any per-token rates; a
+    spec that reads tau switches there like Mix-LN)."""
     t, tp = _lib.as_doubles(np.ravel(times))
     p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol)
     g, gp = _lib.as_doubles(np.empty(t.size))
@@ -62,7 +70,8 @@ def gamma(times, n, beta, scheme="post-ln", **kw):
 
 def initial_velocity(n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
                      alpha_decay=0.0, tau=1.0):
-    """d gamma/dt at t = 0+ from the closed forms of T4.1a."""
+    """d gamma/dt at t = 0+ from the closed forms of T4.1a (a UserScheme
+    or SchemeSpec: F(gamma0) / s from its rates)."""
     p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, None, None)
     v = _lib.c_double()
     _lib.check(_lib.lib.af_t41_initial_velocity(_lib.ctypes.byref(v), p),

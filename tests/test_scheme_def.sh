@@ -1,0 +1,86 @@
+#!/bin/sh
+# test_scheme_def.sh -- schemes from a spec on the command line:
+# 'attnflow run --scheme-def FILE' on every path (the double flow, the
+# layer map, the MPFR flow) against the built-in scheme it copies, bad
+# specs refused with their line and column, and 'verify --scheme-def'.
+# Run by 'make check' with top_builddir and top_srcdir exported.
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
+S="$top_srcdir/data/schemes"
+if [ ! -x "$AF" ]; then
+  echo "test_scheme_def.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/af-scheme.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 k=0
+ok() { k=$((k + 1)); pass=$((pass + 1)); echo "ok $k - $1"; }
+bad() { k=$((k + 1)); fail=$((fail + 1)); echo "not ok $k - $1: $2"; }
+
+# rows of a run without the provenance and statistics lines
+rows() { "$AF" run "$@" 2>"$tmp/err" | grep -v '^#'; }
+
+C="--n 5 --d 4 --beta 1.5 --init gaussian --t-end 2 --tau 0.7"
+for s in post-ln pre-ln mix-ln peri-ln ngpt ln-scaling; do
+  for m in rk8pd layers; do
+    [ "$s/$m" = ngpt/layers ] && continue # not a spec placement
+    rows --scheme "$s" $C --method $m --h 0.05 >"$tmp/a"
+    rows --scheme-def "$S/$s.scheme" $C --method $m --h 0.05 >"$tmp/b"
+    if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then ok "$s $m bit for bit"
+    else bad "$s $m bit for bit" "$(head -c 300 "$tmp/err")"; fi
+  done
+done
+M="--n 3 --d 3 --beta 1.5 --t-end 1.5 --tau 0.7 --precision 96 --tol 1e-20 --digits 24"
+for s in mix-ln peri-ln; do
+  rows --scheme "$s" $M >"$tmp/a"
+  rows --scheme-def "$S/$s.scheme" $M >"$tmp/b"
+  if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then ok "$s MPFR bit for bit"
+  else bad "$s MPFR bit for bit" "$(head -c 300 "$tmp/err")"; fi
+done
+# the examples run on every path
+for s in peri-damped deepnorm; do
+  for opt in "--method rk8pd" "--method layers --h 0.05" "--precision 80 --tol 1e-15"; do
+    if rows --scheme-def "$S/$s.scheme" --n 4 --d 3 --beta 1 --t-end 1 $opt \
+        >"$tmp/a" && [ "$(wc -l <"$tmp/a")" -ge 3 ]; then ok "$s $opt"
+    else bad "$s $opt" "$(head -c 300 "$tmp/err")"; fi
+  done
+done
+
+# bad specs: exit status 2 and the place named
+check_err() { # name, spec text, expected message part
+  printf '%b' "$2" >"$tmp/bad.scheme"
+  "$AF" run --scheme-def "$tmp/bad.scheme" --n 2 --d 2 --beta 1 \
+    >/dev/null 2>"$tmp/err"
+  st=$?
+  if [ $st -eq 2 ] && grep -qF -- "$3" "$tmp/err"; then ok "refused: $1"
+  else bad "refused: $1" "status $st: $(cat "$tmp/err")"; fi
+}
+check_err "unfinished sum" 'name = x\nspeed = r +\nradial = 0\nlayer = sphere\n' 'line 2, column 12'
+check_err "unknown name" 'name = x\nspeed = q\n' 'line 2, column 9: speed: unknown name'
+check_err "unknown function" 'name = x\nspeed = sin(t)\n' 'unknown function'
+check_err "unknown key" 'name = x\nsped = 1\n' "unknown key 'sped'"
+check_err "key twice" 'name = x\nname = y\n' "key 'name' given twice"
+check_err "missing layer" 'name = x\nspeed = 1\nradial = 0\n' "missing key 'layer'"
+check_err "residual without branch" 'name = x\nspeed = r\nradial = ta\nlayer = residual\n' "needs 'branch'"
+check_err "deep nesting" "name = x\nspeed = $(printf '(%.0s' $(seq 40))1$(printf ')%.0s' $(seq 40))\n" 'nests too deeply'
+check_err "param clash" 'name = x\nparam na = 1\n' "is a variable or function name"
+check_err "NUL byte" 'name = x\000\n' 'NUL byte'
+if "$AF" run --scheme-def "$S/pre-ln.scheme" --scheme pre-ln --n 2 --d 2 \
+    --beta 1 >/dev/null 2>"$tmp/err"; then bad "both --scheme and --scheme-def" "accepted"
+else ok "both --scheme and --scheme-def refused"; fi
+# a spec with layer = none has no layer map
+printf 'name = x\nspeed = 2\nradial = 0\nlayer = none\n' >"$tmp/none.scheme"
+if "$AF" run --scheme-def "$tmp/none.scheme" --n 2 --d 2 --beta 1 \
+    --method layers --t-end 1 --h 0.5 >/dev/null 2>&1; then
+  bad "layer = none refuses the layer map" "accepted"
+else ok "layer = none refuses the layer map"; fi
+
+# verify --scheme-def
+if "$AF" verify --scheme-def "$S/peri-damped.scheme" >"$tmp/v" 2>&1 &&
+   grep -q '^U2.T4.1 .* pass' "$tmp/v" && grep -q 'not checked' "$tmp/v"; then
+  ok "verify --scheme-def peri-damped"
+else bad "verify --scheme-def peri-damped" "$(tail -n 12 "$tmp/v")"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
