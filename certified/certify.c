@@ -279,23 +279,39 @@ int af_certify(af_certify_result *res, const double *y,
   int K = o->order ? (int) o->order
                    : (int) ceil((double) prec * log(2.0) / 2.0);
   res->order = (unsigned) K;
-  /* Q^T K as balls (exact doubles) and the bound of its norm */
+  /* Q^T K in balls (exact products of the given doubles), its norm */
   arb_ptr M = NULL;
   int identity = 1;
-  if (o->qtk) {
-    for (size_t i = 0; i < d * d; i++)
-      if (o->qtk[i] != (i / d == i % d ? 1.0 : 0.0))
-        identity = 0;
-    for (size_t i = 0; i < d * d; i++)
-      if (!isfinite(o->qtk[i]))
-        return fail(res, AF_EINVAL, "Q^T K entry %.0f is not finite",
-                    (double) (i + 1));
+  for (size_t i = 0; i < d * d; i++)
+    if ((o->q && !isfinite(o->q[i])) || (o->k && !isfinite(o->k[i])))
+      return fail(res, AF_EINVAL, "weights: entry %zu of %s is not finite",
+                  i + 1, o->q && !isfinite(o->q[i]) ? "Q" : "K");
+  if (o->q || o->k) {
+    M = _arb_vec_init((slong) (d * d));
+    arb_t a, b;
+    arb_init(a);
+    arb_init(b);
+    for (size_t i = 0; i < d; i++)
+      for (size_t j = 0; j < d; j++) {
+        arb_ptr m = M + i * d + j;
+        arb_zero(m);
+        for (size_t l = 0; l < d; l++) { /* (Q^T K)_ij = sum_l Q_li K_lj */
+          arb_set_d(a, o->q ? o->q[l * d + i] : (double) (l == i));
+          arb_set_d(b, o->k ? o->k[l * d + j] : (double) (l == j));
+          arb_addmul(m, a, b, prec);
+        }
+        if (!(i == j ? arb_is_one(m) : arb_is_zero(m)))
+          identity = 0;
+      }
+    arb_clear(a);
+    arb_clear(b);
+    if (identity) {
+      _arb_vec_clear(M, (slong) (d * d));
+      M = NULL;
+    }
   }
   res->qtk_norm = 1;
   if (!identity) {
-    M = _arb_vec_init((slong) (d * d));
-    for (size_t i = 0; i < d * d; i++)
-      arb_set_d(M + i, o->qtk[i]);
     arb_t nb;
     arb_init(nb);
     af_close_norm_bound(nb, M, d, prec);

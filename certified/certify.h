@@ -60,7 +60,8 @@ typedef struct {
   double alpha_decay;  /* nGPT decay in [0, 1] (the lemma needs
                           int alpha = infinity)                          */
   double tau;          /* Mix-LN switch time >= 0, a dyadic (default 1)  */
-  const double *qtk;   /* d x d row-major Q^T K, NULL = identity (V = I) */
+  const double *q, *k; /* d x d row-major Q and K (NULL = identity; V = I);
+                          Q^T K is formed exactly in balls             */
   double t_max;        /* horizon > 0 (default 64)                       */
   long prec;           /* bits >= 32 (default 64)                        */
   unsigned order;      /* Taylor order, 0 = ceil(prec ln2 / 2)           */
