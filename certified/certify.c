@@ -351,7 +351,7 @@ int af_certify(af_certify_result *res, const double *y,
   if (rc == AF_OK && mix && !after)
     rc = af_vode_set_tape(v, &tp2);
   if (rc == AF_OK) {
-    af_vode_set_test(v, o->drop_remainder, 0);
+    af_vode_set_test(v, o->drop_remainder, o->h_fixed);
     /* the exact start: theta_j = row / |row| in balls, radii exact */
     arb_ptr Y = af_vode_state(v);
     arb_t nr;
@@ -439,8 +439,9 @@ int af_certify(af_certify_result *res, const double *y,
     af_vode_get_time(t, v);
     res->t_end = arf_get_d(t, ARF_RND_NEAR);
     res->final_rad = max_rad(Y, dim);
+    res->nballs = k + 1; /* the output times reached, then t_end */
     if (rc == AF_OK)
-      rc = record(res, res->nballs - 1, res->t_end, Y);
+      rc = record(res, k, res->t_end, Y);
     if (rc == AF_OK) {
       /* the field at the midpoint: small means a stall near an
        * equilibrium */

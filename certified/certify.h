@@ -73,6 +73,7 @@ typedef struct {
   const double *times; /* output times (balls recorded), ascending, <= t_max */
   size_t ntimes;
   int drop_remainder;  /* TEST ONLY: an unsound integrator              */
+  double h_fixed;      /* TEST ONLY: > 0 every step min(h_fixed, rest)  */
 } af_certify_opts;
 
 /* Defaults as documented above. */
@@ -96,7 +97,7 @@ typedef struct {
   unsigned order;
   char reason[320];   /* could-not-certify or error: what and why       */
   size_t dim;         /* state dimension                                */
-  size_t nballs;      /* ntimes + 1 records (the last at t_end)          */
+  size_t nballs;      /* records: the output times reached, then t_end  */
   double *ball_t;     /* nballs times                                   */
   double *mid, *rad;  /* nballs x dim: midpoints (nearest) and radii
                          (upper bounds, + the midpoint's rounding)        */

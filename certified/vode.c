@@ -478,6 +478,7 @@ typedef struct {
                      the remainders and the Jacobian (they only need a
                      few correct bits: they multiply tiny quantities) */
   double fac;     /* step factor learnt from rejections */
+  double hcap;    /* step cap learnt from failed a-priori enclosures */
   arb_ptr Y, mid, By, Bp, I, Cy, Cp, Ny, Np, R, RP, phim, naive, J, tmpv;
   arb_ptr cpt; /* point coefficients dim x (K+1), for the step size */
   arb_t T, H, h, hK;
@@ -494,6 +495,7 @@ static void stepper_init(stepper *st, int dim, int K, long prec)
   st->prec = prec;
   st->plo = prec < 96 ? prec : 96;
   st->fac = 0.7;
+  st->hcap = INFINITY;
   arb_ptr *v[] = {&st->Y, &st->mid, &st->By, &st->Bp, &st->I, &st->Cy,
                   &st->Cp, &st->Ny, &st->Np, &st->R, &st->RP, &st->phim,
                   &st->naive, &st->J, &st->tmpv};
@@ -629,7 +631,7 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
   arf_init(t1);
   int rc = AF_ENOPROGRESS;
   arf_sub(rem, tend, st->t, ARF_PREC_EXACT, ARF_RND_DOWN);
-  double hd = fmin(st->h_fixed > 0 ? st->h_fixed : *hsug,
+  double hd = fmin(st->h_fixed > 0 ? st->h_fixed : fmin(*hsug, st->hcap),
                    arf_get_d(rem, ARF_RND_DOWN));
   short_dyadic(h, hd);
   if (arf_cmp(h, rem) > 0 || hd >= arf_get_d(rem, ARF_RND_DOWN))
@@ -643,6 +645,9 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
     arf_clear(zero);
     arb_set_arf(st->h, h);
     if (!apriori(st, W, tp)) {
+      /* learn the step the a-priori enclosure allows (the field's
+       * Lipschitz bound over a box), probed upwards again below */
+      st->hcap = 0.9 * arf_get_d(h, ARF_RND_DOWN);
       arf_mul_2exp_si(h, h, -1);
       (*rejected)++;
       continue;
@@ -682,6 +687,8 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
     }
     if (attempt == 0 && st->fac < 0.7)
       st->fac *= 1.05;
+    if (attempt == 0)
+      st->hcap *= 1.1;
     if (st->drop_remainder) {
       _arb_vec_zero(st->R, d);
       _arb_vec_zero(st->RP, d * d);

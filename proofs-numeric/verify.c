@@ -318,6 +318,7 @@ static const struct {
   {af_claims_mp, &af_claims_mp_count},
   {af_claims_edges, &af_claims_edges_count},
   {af_claims_cert, &af_claims_cert_count},
+  {af_claims_flow, &af_claims_flow_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

@@ -112,6 +112,7 @@ AF_CLAIM_TABLE(af_claims_power)
 AF_CLAIM_TABLE(af_claims_attnmodes)
 AF_CLAIM_TABLE(af_claims_mp)
 AF_CLAIM_TABLE(af_claims_edges)
+AF_CLAIM_TABLE(af_claims_flow)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */
