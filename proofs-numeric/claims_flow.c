@@ -44,6 +44,8 @@
 #include "claims_flow.h"
 #include "attnflow_mp.h"
 
+#ifdef AF_HAVE_ARB
+
 #define MP_PREC 128
 #define MP_TOL 1e-25
 
@@ -53,6 +55,33 @@ typedef struct {
   double excess, eps, gap, hemi;
   int skip;
 } mp_ctx;
+
+/* |mid - ref| - rad for component i of the records, from the exact ball
+ * (the proof log's string) and the MPFR value ref, in Arb (upper bound):
+ * the excess over the ball. */
+static void dev_update(mp_ctx *c, mpfr_srcptr ref, size_t i)
+{
+  arb_t b, x;
+  arb_init(b);
+  arb_init(x);
+  double dev = INFINITY;
+  if (c->res->dump && c->res->dump[i] && arb_load_str(b, c->res->dump[i]) == 0) {
+    arb_set_interval_mpfr(x, ref, ref, mpfr_get_prec(ref) + 64);
+    arf_sub(arb_midref(x), arb_midref(b), arb_midref(x), ARF_PREC_EXACT,
+            ARF_RND_DOWN);
+    arf_abs(arb_midref(x), arb_midref(x));
+    arf_t rb;
+    arf_init(rb);
+    arf_set_mag(rb, arb_radref(b));
+    arf_sub(arb_midref(x), arb_midref(x), rb, 64, ARF_RND_UP);
+    dev = arf_get_d(arb_midref(x), ARF_RND_UP);
+    arf_clear(rb);
+  }
+  if (dev > c->excess || isnan(dev))
+    c->excess = isnan(dev) ? INFINITY : dev;
+  arb_clear(b);
+  arb_clear(x);
+}
 
 /* MPFR output: compare with record k. */
 static int mp_out(double t, mpfr_t *y, void *vctx)
@@ -78,18 +107,10 @@ static int mp_out(double t, mpfr_t *y, void *vctx)
       mpfr_div(q, y[i], nr, MPFR_RNDN);
       if (th)
         th[i] = mpfr_get_d(q, MPFR_RNDN);
-      mpfr_sub_d(s, q, r->mid[c->k * c->dim + i], MPFR_RNDN);
-      double dev = fabs(mpfr_get_d(s, MPFR_RNDU)) - r->rad[c->k * c->dim + i];
-      if (dev > c->excess || isnan(dev))
-        c->excess = isnan(dev) ? INFINITY : dev;
+      dev_update(c, q, c->k * c->dim + i);
     }
-    if (c->dim > n * d) {
-      size_t i = n * d + j;
-      mpfr_sub_d(s, y[i], r->mid[c->k * c->dim + i], MPFR_RNDN);
-      double dev = fabs(mpfr_get_d(s, MPFR_RNDU)) - r->rad[c->k * c->dim + i];
-      if (dev > c->excess || isnan(dev))
-        c->excess = isnan(dev) ? INFINITY : dev;
-    }
+    if (c->dim > n * d)
+      dev_update(c, y[n * d + j], c->k * c->dim + n * d + j);
   }
   if (th && c->k + 1 == r->nballs) {
     /* the closing hypotheses on the MPFR point, in double */
@@ -169,8 +190,6 @@ int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
   af_mp_work_free(w);
   return rc;
 }
-
-#ifdef AF_HAVE_ARB
 
 typedef struct {
   const char *angles; /* NULL: uniform with seed */

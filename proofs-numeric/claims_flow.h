@@ -15,7 +15,8 @@
  * *gap_ref: the largest 1 - <theta_i, theta_j> of the MPFR path at the
  * last record, *hemi_ref: min_i <theta_i, s>/|s| there, s = sum_i
  * theta_i (both from MPFR, for an independent look at the closing
- * hypotheses).  Identity weights.  AF_OK or a library error. */
+ * hypotheses).  The balls compared are the exact ones of res->dump.
+ * Identity weights.  AF_OK or a library error.  Only with Arb. */
 int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
                        double *hemi_ref, const af_certify_result *res,
                        const double *y, const af_certify_opts *o);
