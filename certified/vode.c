@@ -1,9 +1,11 @@
 /* vode.c -- validated Taylor integration of small ODE systems in Arb balls
  * (see cert.h for the method).
  *
- * The right-hand side is a straight-line program ("tape") of at most
- * TAPE_MAX operations: constants, the state variables, time, +, -, *, /,
- * exp, sqrt.  Evaluating the tape on truncated Taylor series gives the
+ * The right-hand side is a straight-line program ("tape", vode_impl.h)
+ * of operations: constants, the state variables, time, +, -, *, /, exp,
+ * sqrt, log.  The tape grows as it is built and the integrator allocates
+ * its series for the tape it is given: neither the length of the tape nor
+ * the dimension of the state has a compiled-in limit.  Evaluating the tape on truncated Taylor series gives the
  * Taylor coefficients of the solution by the classical recurrences
  * (y_{k+1} = f_k / (k+1); products by convolution, quotients, exp and sqrt
  * by their recurrences; O(K^2) per node, convolutions with arb_dot).  Each
@@ -33,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cert.h"
+#include "vode_impl.h"
 
 int af_cert_available(void)
 {
@@ -64,41 +66,59 @@ void af_cert_opts_init(af_cert_opts *o, long prec)
 
 #ifdef AF_HAVE_ARB
 
-#define TAPE_MAX 40
-#define DIM_MAX 2
+enum { OP_CONST = AF_VOP_CONST, OP_VAR = AF_VOP_VAR, OP_TIME = AF_VOP_TIME,
+       OP_ADD = AF_VOP_ADD, OP_SUB = AF_VOP_SUB, OP_MUL = AF_VOP_MUL,
+       OP_DIV = AF_VOP_DIV, OP_EXP = AF_VOP_EXP, OP_SQRT = AF_VOP_SQRT,
+       OP_LOG = AF_VOP_LOG };
 
-enum { OP_CONST, OP_VAR, OP_TIME, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_EXP,
-       OP_SQRT };
+typedef af_vnode node;
+typedef af_vtape tape;
 
-typedef struct {
-  int op, a, b;
-  int isconst; /* the series is constant (only coefficient 0) */
-} node;
-
-typedef struct {
-  int nn, dim;
-  node nd[TAPE_MAX];
-  arb_struct cval[TAPE_MAX]; /* values of OP_CONST nodes */
-  int var[DIM_MAX];          /* node of state variable i */
-  int out[DIM_MAX];          /* node of component i of f */
-} tape;
-
-static void tape_init(tape *tp, int dim)
+int af_vtape_init(af_vtape *tp, int dim)
 {
   memset(tp, 0, sizeof *tp);
   tp->dim = dim;
-  for (int i = 0; i < TAPE_MAX; i++)
-    arb_init(&tp->cval[i]);
+  tp->cap = 64;
+  tp->nd = malloc((size_t) tp->cap * sizeof *tp->nd);
+  tp->cval = _arb_vec_init(tp->cap);
+  tp->var = calloc((size_t) (dim > 0 ? dim : 1), sizeof *tp->var);
+  tp->out = calloc((size_t) (dim > 0 ? dim : 1), sizeof *tp->out);
+  if (dim < 1 || !tp->nd || !tp->var || !tp->out) {
+    tp->oom = 1;
+    return AF_ENOMEM;
+  }
+  return AF_OK;
 }
 
-static void tape_clear(tape *tp)
+void af_vtape_clear(af_vtape *tp)
 {
-  for (int i = 0; i < TAPE_MAX; i++)
-    arb_clear(&tp->cval[i]);
+  if (tp->cval)
+    _arb_vec_clear(tp->cval, tp->cap);
+  free(tp->nd);
+  free(tp->var);
+  free(tp->out);
+  memset(tp, 0, sizeof *tp);
 }
 
-static int push(tape *tp, int op, int a, int b)
+int af_vtape_push(af_vtape *tp, int op, int a, int b)
 {
+  if (tp->oom)
+    return 0;
+  if (tp->nn == tp->cap) {
+    int nc = 2 * tp->cap;
+    node *nd = realloc(tp->nd, (size_t) nc * sizeof *nd);
+    if (nd == NULL) {
+      tp->oom = 1;
+      return 0;
+    }
+    tp->nd = nd;
+    /* arb structs hold no pointers to themselves: they move by copy */
+    arb_ptr cv = flint_realloc(tp->cval, (size_t) nc * sizeof(arb_struct));
+    for (int i = tp->cap; i < nc; i++)
+      arb_init(cv + i);
+    tp->cval = cv;
+    tp->cap = nc;
+  }
   int i = tp->nn++;
   tp->nd[i].op = op;
   tp->nd[i].a = a;
@@ -106,32 +126,43 @@ static int push(tape *tp, int op, int a, int b)
   switch (op) {
   case OP_CONST: tp->nd[i].isconst = 1; break;
   case OP_VAR: case OP_TIME: tp->nd[i].isconst = 0; break;
-  case OP_EXP: case OP_SQRT: tp->nd[i].isconst = tp->nd[a].isconst; break;
+  case OP_EXP: case OP_SQRT: case OP_LOG:
+    tp->nd[i].isconst = tp->nd[a].isconst; break;
   default: tp->nd[i].isconst = tp->nd[a].isconst && tp->nd[b].isconst;
   }
   return i;
 }
 
-static int cst(tape *tp, const arb_t v)
+int af_vtape_const(af_vtape *tp, const arb_t v)
 {
-  int i = push(tp, OP_CONST, -1, -1);
-  arb_set(&tp->cval[i], v);
+  int i = af_vtape_push(tp, OP_CONST, -1, -1);
+  if (!tp->oom)
+    arb_set(&tp->cval[i], v);
   return i;
 }
 
-static int cst_d(tape *tp, double v)
+int af_vtape_const_d(af_vtape *tp, double v)
 {
-  int i = push(tp, OP_CONST, -1, -1);
-  arb_set_d(&tp->cval[i], v); /* exact: a double is a dyadic number */
+  int i = af_vtape_push(tp, OP_CONST, -1, -1);
+  if (!tp->oom)
+    arb_set_d(&tp->cval[i], v); /* exact: a double is a dyadic number */
   return i;
 }
 
-static int var(tape *tp, int k)
+int af_vtape_var(af_vtape *tp, int k)
 {
-  int i = push(tp, OP_VAR, k, -1);
-  tp->var[k] = i;
+  int i = af_vtape_push(tp, OP_VAR, k, -1);
+  if (!tp->oom)
+    tp->var[k] = i;
   return i;
 }
+
+#define tape_init af_vtape_init
+#define tape_clear af_vtape_clear
+#define push af_vtape_push
+#define cst af_vtape_const
+#define cst_d af_vtape_const_d
+static int var(tape *tp, int k) { return af_vtape_var(tp, k); }
 
 #define ADD(x, y) push(tp, OP_ADD, x, y)
 #define SUB(x, y) push(tp, OP_SUB, x, y)
@@ -226,33 +257,36 @@ static void build(tape *tp, const af_cert_sys *s, int after, long prec)
 typedef struct {
   long prec;
   int K, S, dim; /* order, stride K + 2, dimension */
-  arb_ptr val;   /* TAPE_MAX x S */
-  arb_ptr tan;   /* TAPE_MAX x DIM_MAX x S */
-  arb_ptr dd;    /* TAPE_MAX x S: k a_k for exp */
+  int nn;        /* nodes allocated for */
+  arb_ptr val;   /* nn x S */
+  arb_ptr tan;   /* nn x dim x S */
+  arb_ptr dd;    /* nn x S: k a_k for exp and log */
   arb_t tmp, tmp2;
 } work;
 
 #define V(W, i, k) ((W)->val + (i) * (W)->S + (k))
-#define T(W, i, j, k) ((W)->tan + ((i) * DIM_MAX + (j)) * (W)->S + (k))
+#define T(W, i, j, k) ((W)->tan + ((i) * (W)->dim + (j)) * (W)->S + (k))
 #define DD(W, i, k) ((W)->dd + (i) * (W)->S + (k))
 
-static void work_init(work *W, int K, long prec)
+static void work_init(work *W, int nn, int dim, int K, long prec)
 {
   W->prec = prec;
   W->K = K;
   W->S = K + 2;
-  W->val = _arb_vec_init(TAPE_MAX * W->S);
-  W->tan = _arb_vec_init(TAPE_MAX * DIM_MAX * W->S);
-  W->dd = _arb_vec_init(TAPE_MAX * W->S);
+  W->nn = nn;
+  W->dim = dim;
+  W->val = _arb_vec_init((slong) nn * W->S);
+  W->tan = _arb_vec_init((slong) nn * dim * W->S);
+  W->dd = _arb_vec_init((slong) nn * W->S);
   arb_init(W->tmp);
   arb_init(W->tmp2);
 }
 
 static void work_clear(work *W)
 {
-  _arb_vec_clear(W->val, TAPE_MAX * W->S);
-  _arb_vec_clear(W->tan, TAPE_MAX * DIM_MAX * W->S);
-  _arb_vec_clear(W->dd, TAPE_MAX * W->S);
+  _arb_vec_clear(W->val, (slong) W->nn * W->S);
+  _arb_vec_clear(W->tan, (slong) W->nn * W->dim * W->S);
+  _arb_vec_clear(W->dd, (slong) W->nn * W->S);
   arb_clear(W->tmp);
   arb_clear(W->tmp2);
 }
@@ -387,6 +421,27 @@ static void coef(work *W, const tape *tp, int i, int k, int m,
       arb_div(T(W, i, j, k), W->tmp, V(W, i, 0), prec);
     }
     break;
+  case OP_LOG:
+    /* l = log a: a l' = a', so l_k = (a_k - (1/k) sum_{j=1}^{k-1} j l_j
+     * a_{k-j}) / a_0 */
+    if (k == 0)
+      arb_log(v, V(W, a, 0), prec);
+    else {
+      arb_zero(W->tmp);
+      for (int j = 1; j < k; j++) {
+        arb_mul_ui(W->tmp2, V(W, i, j), (ulong) j, prec);
+        arb_addmul(W->tmp, W->tmp2, V(W, a, k - j), prec);
+      }
+      arb_div_ui(W->tmp, W->tmp, (ulong) k, prec);
+      arb_sub(W->tmp, V(W, a, k), W->tmp, prec);
+      arb_div(v, W->tmp, V(W, a, 0), prec);
+    }
+    /* l'_k = (a'_k - sum_{j=1}^k a_j l'_{k-j}) / a_0 */
+    for (int j = 0; j < m; j++) {
+      dotr(W->tmp, T(W, a, j, k), 1, V(W, a, 1), T(W, i, j, k - 1), k, prec);
+      arb_div(T(W, i, j, k), W->tmp, V(W, a, 0), prec);
+    }
+    break;
   default:
     arb_indeterminate(v);
   }
@@ -423,6 +478,7 @@ typedef struct {
                      the remainders and the Jacobian (they only need a
                      few correct bits: they multiply tiny quantities) */
   double fac;     /* step factor learnt from rejections */
+  double hcap;    /* step cap learnt from failed a-priori enclosures */
   arb_ptr Y, mid, By, Bp, I, Cy, Cp, Ny, Np, R, RP, phim, naive, J, tmpv;
   arb_ptr cpt; /* point coefficients dim x (K+1), for the step size */
   arb_t T, H, h, hK;
@@ -439,12 +495,13 @@ static void stepper_init(stepper *st, int dim, int K, long prec)
   st->prec = prec;
   st->plo = prec < 96 ? prec : 96;
   st->fac = 0.7;
+  st->hcap = INFINITY;
   arb_ptr *v[] = {&st->Y, &st->mid, &st->By, &st->Bp, &st->I, &st->Cy,
                   &st->Cp, &st->Ny, &st->Np, &st->R, &st->RP, &st->phim,
                   &st->naive, &st->J, &st->tmpv};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-    *v[k] = _arb_vec_init(DIM_MAX * DIM_MAX);
-  st->cpt = _arb_vec_init(DIM_MAX * (K + 1));
+    *v[k] = _arb_vec_init((slong) dim * dim);
+  st->cpt = _arb_vec_init((slong) dim * (K + 1));
   for (int i = 0; i < dim; i++)
     arb_one(st->I + i * dim + i);
   arb_init(st->T);
@@ -460,8 +517,8 @@ static void stepper_clear(stepper *st)
                  st->Ny, st->Np, st->R, st->RP, st->phim, st->naive, st->J,
                  st->tmpv};
   for (size_t k = 0; k < sizeof v / sizeof v[0]; k++)
-    _arb_vec_clear(v[k], DIM_MAX * DIM_MAX);
-  _arb_vec_clear(st->cpt, DIM_MAX * (st->K + 1));
+    _arb_vec_clear(v[k], (slong) st->dim * st->dim);
+  _arb_vec_clear(st->cpt, (slong) st->dim * (st->K + 1));
   arb_clear(st->T);
   arb_clear(st->H);
   arb_clear(st->h);
@@ -574,7 +631,7 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
   arf_init(t1);
   int rc = AF_ENOPROGRESS;
   arf_sub(rem, tend, st->t, ARF_PREC_EXACT, ARF_RND_DOWN);
-  double hd = fmin(st->h_fixed > 0 ? st->h_fixed : *hsug,
+  double hd = fmin(st->h_fixed > 0 ? st->h_fixed : fmin(*hsug, st->hcap),
                    arf_get_d(rem, ARF_RND_DOWN));
   short_dyadic(h, hd);
   if (arf_cmp(h, rem) > 0 || hd >= arf_get_d(rem, ARF_RND_DOWN))
@@ -588,6 +645,9 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
     arf_clear(zero);
     arb_set_arf(st->h, h);
     if (!apriori(st, W, tp)) {
+      /* learn the step the a-priori enclosure allows (the field's
+       * Lipschitz bound over a box), probed upwards again below */
+      st->hcap = 0.9 * arf_get_d(h, ARF_RND_DOWN);
       arf_mul_2exp_si(h, h, -1);
       (*rejected)++;
       continue;
@@ -627,6 +687,8 @@ static int step(stepper *st, work *W, const tape *tp, const arf_t tend,
     }
     if (attempt == 0 && st->fac < 0.7)
       st->fac *= 1.05;
+    if (attempt == 0)
+      st->hcap *= 1.1;
     if (st->drop_remainder) {
       _arb_vec_zero(st->R, d);
       _arb_vec_zero(st->RP, d * d);
@@ -705,9 +767,19 @@ int af_cert_solve(arb_ptr gamma, arb_ptr r, const double *times,
   int mix = !s->usa && s->scheme == AF_MIX_LN;
   int after = mix && s->tau == 0;
   tape tp;
+  int nmax = 0;
+  if (mix) { /* the work space must hold the longer (Pre-LN) branch too */
+    build(&tp, s, 1, prec);
+    nmax = tp.nn;
+    tape_clear(&tp);
+  }
   build(&tp, s, after, prec);
+  if (tp.oom) {
+    tape_clear(&tp);
+    return AF_ENOMEM;
+  }
   work W;
-  work_init(&W, K, prec);
+  work_init(&W, tp.nn > nmax ? tp.nn : nmax, tp.dim, K, prec);
   stepper st;
   stepper_init(&st, tp.dim, K, prec);
   st.drop_remainder = o->drop_remainder;
@@ -784,9 +856,13 @@ int af_cert_rhs(arb_t dgamma, arb_t dr, const arb_t t, const arb_t gamma,
     return AF_EINVAL;
   tape tp;
   build(&tp, s, after, prec);
+  if (tp.oom) {
+    tape_clear(&tp);
+    return AF_ENOMEM;
+  }
   work W;
-  work_init(&W, 0, prec);
-  arb_struct y[DIM_MAX];
+  work_init(&W, tp.nn, tp.dim, 0, prec);
+  arb_struct y[2];
   arb_init(y);
   arb_init(y + 1);
   arb_sub_si(y, gamma, 1, prec);
@@ -806,6 +882,70 @@ int af_cert_rhs(arb_t dgamma, arb_t dr, const arb_t t, const arb_t gamma,
   work_clear(&W);
   tape_clear(&tp);
   return AF_OK;
+}
+
+/* ------------------------------------------------- tapes of other engines */
+
+struct af_vode {
+  const tape *tp;
+  work W;
+  stepper st;
+};
+
+af_vode *af_vode_alloc(const af_vtape *tp, int K, long prec)
+{
+  if (tp == NULL || tp->oom || tp->dim < 1 || K < 1 || prec < 32)
+    return NULL;
+  af_vode *v = malloc(sizeof *v);
+  if (v == NULL)
+    return NULL;
+  v->tp = tp;
+  work_init(&v->W, tp->nn, tp->dim, K, prec);
+  stepper_init(&v->st, tp->dim, K, prec);
+  arf_zero(v->st.t);
+  return v;
+}
+
+void af_vode_free(af_vode *v)
+{
+  if (v == NULL)
+    return;
+  work_clear(&v->W);
+  stepper_clear(&v->st);
+  free(v);
+}
+
+int af_vode_set_tape(af_vode *v, const af_vtape *tp)
+{
+  if (tp == NULL || tp->oom || tp->dim != v->st.dim || tp->nn > v->W.nn)
+    return AF_EINVAL;
+  v->tp = tp;
+  return AF_OK;
+}
+
+arb_ptr af_vode_state(af_vode *v) { return v->st.Y; }
+
+void af_vode_get_time(arf_t t, const af_vode *v) { arf_set(t, v->st.t); }
+
+void af_vode_set_test(af_vode *v, int drop_remainder, double h_fixed)
+{
+  v->st.drop_remainder = drop_remainder;
+  v->st.h_fixed = h_fixed;
+}
+
+int af_vode_step(af_vode *v, const arf_t tend, double *hsug,
+                 unsigned long *rejected)
+{
+  if (arf_cmp(v->st.t, tend) >= 0)
+    return AF_EINVAL;
+  return step(&v->st, &v->W, v->tp, tend, hsug, rejected);
+}
+
+void af_vode_field(arb_ptr out, af_vode *v, const arb_t t, arb_srcptr Y)
+{
+  tape_eval(&v->W, v->tp, Y, NULL, t, 0, -1, v->st.prec);
+  for (int i = 0; i < v->tp->dim; i++)
+    arb_set(out + i, V(&v->W, v->tp->out[i], 0));
 }
 
 /* ---------------------------------------------------------------- proofs */

@@ -38,6 +38,12 @@ int af_cli_figure(int argc, char **argv);
  * built with MPI; 'attnflow sweep' executes that program (main.c). */
 int af_cli_sweep(int argc, char **argv);
 
+/* attnflow certify: a computer-assisted proof that one start converges to
+ * one cluster (cli_certify.c, certified/certify.h).  Linked only into
+ * attnflow-verify, with the certified code; 'attnflow certify' executes
+ * that program (main.c). */
+int af_cli_certify(int argc, char **argv);
+
 /* The whole command line as main received it (for provenance). */
 char **af_cli_argv(int *argc);
 

@@ -41,6 +41,12 @@ static const af_cli_command af_commands[] = {
 #else
      af_cli_verify_exec}, /* executes attnflow-sweep */
 #endif
+    {"certify", "prove in ball arithmetic that one start converges to one cluster",
+#ifdef AF_CLI_VERIFY
+     af_cli_certify},
+#else
+     af_cli_verify_exec}, /* executes attnflow-verify */
+#endif
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 
@@ -131,7 +137,8 @@ static int af_cli_verify_exec(int argc, char **argv) {
   (void)argc;
   /* 'attnflow sweep' likewise executes attnflow-sweep (MPI, cli_sweep.c). */
   char prog[32];
-  snprintf(prog, sizeof prog, "attnflow-%s", argv[0]);
+  snprintf(prog, sizeof prog, "attnflow-%s",
+           strcmp(argv[0], "certify") == 0 ? "verify" : argv[0]);
   char self[4096], here[4096 + sizeof prog], moved[4096 + sizeof prog];
   const char *tried[3];
   int ntried = 0;

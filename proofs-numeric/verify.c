@@ -326,6 +326,7 @@ static const struct {
   {af_claims_rstar, &af_claims_rstar_count},
   {af_claims_tiled, &af_claims_tiled_count},
   {af_claims_mptaylor, &af_claims_mptaylor_count},
+  {af_claims_flow, &af_claims_flow_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

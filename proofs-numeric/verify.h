@@ -127,6 +127,7 @@ AF_CLAIM_TABLE(af_claims_userscheme)
  * out as expected. */
 int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
                          const af_vctx *c);
+AF_CLAIM_TABLE(af_claims_flow)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

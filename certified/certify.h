@@ -1,0 +1,123 @@
+/* certify.h -- af_certify: a computer-assisted proof that one start of the
+ * n-particle flow converges to one cluster under one scheme
+ * ('attnflow certify', theorems.md C-flow and C-close).
+ *
+ * Method: the validated Taylor integrator of vode.c (a-priori Picard
+ * enclosure, Lagrange remainder, forward-mode tangents, mean-value form)
+ * on the tape of the n-particle field (flow_tape.c) carries balls around
+ * the exact start until a closing lemma's hypotheses are proven in the
+ * balls (closing.c): the hemisphere lemma P3h (Post-LN, LN-Scaling, nGPT
+ * with Q^T K = I) or the cap of Theorem 4.3 with delta < 1/(100 n^2
+ * max(1, beta^2)) (every scheme; Pre-, Mix-, Peri-LN, and any scheme with
+ * Q^T K != I).  The statement certified is: the exact solution from the
+ * given start (each direction row / |row|, radii as given; with
+ * init_radius every start on the sphere within the boxes) converges to
+ * one point of the sphere.
+ *
+ * The interface has no Arb types: it is declared with and without Arb;
+ * without Arb af_certify returns AF_EINVAL with a reason saying so.
+ */
+#ifndef AF_CERTIFY_H
+#define AF_CERTIFY_H
+
+#include <stddef.h>
+
+#include "attnflow.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+  AF_CERTIFY_CERTIFIED = 0, /* hypotheses of a closing lemma proven at T* */
+  AF_CERTIFY_NOCERT,        /* could-not-certify: reason says why         */
+  AF_CERTIFY_REFUTED        /* a stated property proven false             */
+} af_certify_status;
+
+typedef enum {
+  AF_CLOSE_NONE = 0,
+  AF_CLOSE_HEMISPHERE, /* P3h: every <theta_i, w> > 0                     */
+  AF_CLOSE_CAP         /* T4.3 with the corrected delta                   */
+} af_close_lemma;
+
+/* "certified", "could-not-certify", "refuted". */
+const char *af_certify_status_name(af_certify_status s);
+/* "P3h-hemisphere", "T4.3-cap", "none". */
+const char *af_close_lemma_name(af_close_lemma l);
+
+/* Largest state dimension n d (+ n with radii) a build accepts: the work
+ * grows like dim^2 x tape length x order, the time like dim^3. */
+#define AF_CERTIFY_DIM_MAX 160
+/* Largest horizon: steps grow at most like t (Pre-LN, Peri-LN), so a
+ * horizon beyond this cannot be reached in a bounded number of steps. */
+#define AF_CERTIFY_TMAX_MAX 1e7
+
+typedef struct {
+  af_scheme_id scheme;
+  size_t n, d;         /* n >= 2, d >= 2                                */
+  double beta;         /* >= 0                                          */
+  double alpha;        /* nGPT alpha > 0 (default 1)                    */
+  double alpha_decay;  /* nGPT decay in [0, 1] (the lemma needs
+                          int alpha = infinity)                          */
+  double tau;          /* Mix-LN switch time >= 0, a dyadic (default 1)  */
+  const double *q, *k; /* d x d row-major Q and K (NULL = identity; V = I);
+                          Q^T K is formed exactly in balls             */
+  double t_max;        /* horizon > 0 (default 64)                       */
+  long prec;           /* bits >= 32 (default 64)                        */
+  unsigned order;      /* Taylor order, 0 = ceil(prec ln2 / 2)           */
+  unsigned long max_steps; /* 0 = 200000                                 */
+  double init_radius;  /* >= 0: certify the set of starts within this of
+                          each coordinate (on the sphere)                */
+  double max_rad;      /* stop (could-not-certify, width) once a radius
+                          exceeds this; 0 = 1e-3                         */
+  const double *times; /* output times (balls recorded), ascending, <= t_max */
+  size_t ntimes;
+  int drop_remainder;  /* TEST ONLY: an unsound integrator              */
+  double h_fixed;      /* TEST ONLY: > 0 every step min(h_fixed, rest)  */
+} af_certify_opts;
+
+/* Defaults as documented above. */
+void af_certify_opts_init(af_certify_opts *o, af_scheme_id scheme, size_t n,
+                          size_t d, double beta);
+
+typedef struct {
+  af_certify_status status;
+  af_close_lemma lemma;
+  double t_star;      /* time the closing hypotheses were proven (exact) */
+  double t_end;       /* time reached                                   */
+  double hyp;         /* P3h: lower bound of min_i <theta_i, w>/|w| (> 0);
+                         T4.3: upper bound of max 1 - cos (< hyp_bound) */
+  double hyp_bound;   /* P3h: 0; T4.3: 1/(100 n^2 max(1, beta^2))      */
+  double qtk_norm;    /* upper bound of |Q^T K| (1 for the identity)    */
+  double start_rad, final_rad; /* largest ball radius at 0 and t_end    */
+  double field_max;   /* max |f| at the midpoint at t_end (near-equilibrium
+                         diagnosis)                                      */
+  unsigned long steps, rejected;
+  double cpu_seconds;
+  unsigned order;
+  char reason[320];   /* could-not-certify or error: what and why       */
+  size_t dim;         /* state dimension                                */
+  size_t nballs;      /* records: the output times reached, then t_end  */
+  double *ball_t;     /* nballs times                                   */
+  double *mid, *rad;  /* nballs x dim: midpoints (nearest) and radii
+                         (upper bounds, + the midpoint's rounding)        */
+  char **dump;        /* nballs x dim exact balls (arb_dump_str format)  */
+  double w[16];       /* P3h: the vector w (first min(d, 16) entries)   */
+} af_certify_result;
+
+/* Certify the start y (af_state_size(n, d) doubles, src/ layout:
+ * directions then radii).  Errors with a reason in res->reason:
+ * AF_EINVAL (bad options, a direction off the unit sphere by more than
+ * 1e-12, |Q^T K| > 1 where the lemma needs <= 1, Mix-LN horizon before
+ * tau, nGPT decay > 1, built without Arb, or an empty mean-value
+ * intersection: a soundness bug), AF_EDIM (n or d beyond the build's
+ * limit), AF_ENOMEM.  Statuses certified / could-not-certify are results
+ * (AF_OK).  Free res with af_certify_result_free. */
+int af_certify(af_certify_result *res, const double *y,
+               const af_certify_opts *o);
+void af_certify_result_free(af_certify_result *res);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AF_CERTIFY_H */

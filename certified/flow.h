@@ -1,0 +1,64 @@
+/* flow.h -- certified n-particle flow (libafcert, internal): the tape of
+ * the field (flow_tape.c), the closing tests (closing.c) and the driver
+ * behind 'attnflow certify' and af_certify (certify.c).
+ *
+ * State layout of the tape (Cartesian, as src/'s state): theta_j at
+ * y[j d .. j d + d - 1]; for the schemes whose radii move (Pre-LN, Mix-LN,
+ * Peri-LN) r_j at y[n d + j].  Post-LN, nGPT and LN-Scaling carry no radii:
+ * their directions do not depend on them (theorems.md S0).
+ */
+#ifndef AF_FLOW_H
+#define AF_FLOW_H
+
+#include "vode_impl.h"
+
+#ifdef AF_HAVE_ARB
+
+/* The field to tape. */
+typedef struct {
+  af_scheme_id scheme;
+  size_t n, d;
+  double beta;        /* >= 0 (exact)                                */
+  double alpha;       /* nGPT alpha > 0 (exact)                      */
+  double alpha_decay; /* nGPT: alpha(t) = alpha (1 + t)^-decay        */
+  arb_srcptr M;       /* d x d row-major Q^T K (balls), NULL = identity;
+                         V = I always                                */
+} af_flow_sys;
+
+/* 1 if the scheme's state carries radii (Pre-, Mix-, Peri-LN). */
+int af_flow_has_radii(af_scheme_id s);
+/* State dimension n d (+ n with radii). */
+size_t af_flow_dim(const af_flow_sys *s);
+
+/* Tape of the field (theorems.md M2, M3, S0): w_jk = exp(beta
+ * (<theta_j, M theta_k> - 1)) / Z_j (the shift by beta cancels in the
+ * softmax), A_j = sum_k w_jk theta_k, c_j = <theta_j, A_j>, the tangent
+ * part A_j - c_j theta_j (which keeps |theta_j| = 1 invariant, so the field
+ * off the sphere is irrelevant to a start on it), divided by the speed
+ * factor, and the radial rate.  Mix-LN: after = 0 the Post-LN branch
+ * (radii frozen), after = 1 the Pre-LN branch.  AF_OK, AF_ENOMEM,
+ * AF_EINVAL.  tp is initialized here (af_vtape_clear it). */
+int af_flow_tape(af_vtape *tp, const af_flow_sys *s, int after, long prec);
+
+/* ---- closing tests (closing.c; theorems.md C-close) ---------------- */
+
+/* Hemisphere test (theorems.md P3h): w = the midpoint of sum_i theta_i,
+ * rounded to an exact vector; *ok = 1 if every <theta_i, w> > 0 is
+ * proven in balls.  *margin: the smallest lower bound of <theta_i, w>/|w|
+ * (a double, rounded down; may be NULL). */
+void af_close_hemisphere(int *ok, double *margin, arb_srcptr theta,
+                         size_t n, size_t d, long prec);
+
+/* The corrected cap of Theorem 4.3: delta_max = 1/(100 n^2 max(1,
+ * beta^2)); *ok = 1 if 1 - <theta_i, theta_j> = |theta_i - theta_j|^2 / 2
+ * < delta_max is proven for every pair (the exact directions are unit
+ * vectors).  *gap: upper bound of the largest 1 - cosine (may be NULL). */
+void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
+                  size_t n, size_t d, double beta, long prec);
+
+/* Upper bound of the spectral norm of the d x d ball matrix M:
+ * min(Frobenius norm, sqrt(|M|_1 |M|_inf)). */
+void af_close_norm_bound(arb_t out, arb_srcptr M, size_t d, long prec);
+
+#endif /* AF_HAVE_ARB */
+#endif /* AF_FLOW_H */

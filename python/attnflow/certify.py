@@ -1,0 +1,109 @@
+"""Computer-assisted proofs that one start converges to one cluster
+(af_certify, attnflow_certify.h; 'attnflow certify', docs/certify.md).
+
+    from attnflow import certify
+    r = certify.certify([[1, 0], [-0.416, 0.909], [-0.490, -0.872]], "post-ln")
+    r["status"], r["lemma"], r["t_star"]
+
+The start is an n x d array of unit rows (each row is divided by its norm
+exactly, in balls; a row off the sphere by more than 1e-12 is an error).
+Returns a dict: status ("certified", "could-not-certify", "refuted"),
+lemma, t_star, reason, final_radius, steps, cpu_seconds, and the balls
+(times, midpoints, radii) at the requested times reached and at the end.
+A library error (bad input, a build without Arb) raises ValueError with
+the library's reason.
+"""
+
+import ctypes
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
+                    c_long, c_size_t, c_uint, c_ulong)
+
+import numpy as np
+
+from . import _lib
+
+__all__ = ["certify"]
+
+DP = POINTER(c_double)
+
+
+class CertifyOpts(Structure):
+    """af_certify_opts."""
+    _fields_ = [("scheme", c_int), ("n", c_size_t), ("d", c_size_t),
+                ("beta", c_double), ("alpha", c_double),
+                ("alpha_decay", c_double), ("tau", c_double),
+                ("q", DP), ("k", DP), ("t_max", c_double), ("prec", c_long),
+                ("order", c_uint), ("max_steps", c_ulong),
+                ("init_radius", c_double), ("max_rad", c_double),
+                ("times", DP), ("ntimes", c_size_t),
+                ("drop_remainder", c_int), ("h_fixed", c_double)]
+
+
+class CertifyResult(Structure):
+    """af_certify_result."""
+    _fields_ = [("status", c_int), ("lemma", c_int), ("t_star", c_double),
+                ("t_end", c_double), ("hyp", c_double),
+                ("hyp_bound", c_double), ("qtk_norm", c_double),
+                ("start_rad", c_double), ("final_rad", c_double),
+                ("field_max", c_double), ("steps", c_ulong),
+                ("rejected", c_ulong), ("cpu_seconds", c_double),
+                ("order", c_uint), ("reason", c_char * 320),
+                ("dim", c_size_t), ("nballs", c_size_t), ("ball_t", DP),
+                ("mid", DP), ("rad", DP), ("dump", POINTER(c_char_p)),
+                ("w", c_double * 16)]
+
+
+_lib.lib.af_certify_opts_init.restype = None
+_lib.lib.af_certify_opts_init.argtypes = [POINTER(CertifyOpts), c_int,
+                                          c_size_t, c_size_t, c_double]
+_lib.lib.af_certify.restype = c_int
+_lib.lib.af_certify.argtypes = [POINTER(CertifyResult), DP,
+                                POINTER(CertifyOpts)]
+_lib.lib.af_certify_result_free.restype = None
+_lib.lib.af_certify_result_free.argtypes = [POINTER(CertifyResult)]
+_lib.lib.af_certify_status_name.restype = c_char_p
+_lib.lib.af_certify_status_name.argtypes = [c_int]
+_lib.lib.af_close_lemma_name.restype = c_char_p
+_lib.lib.af_close_lemma_name.argtypes = [c_int]
+
+
+def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
+            tau=1.0, t_max=64.0, precision=64, init_radius=0.0, times=()):
+    """Try to certify that the flow from start converges to one cluster."""
+    th = np.ascontiguousarray(start, dtype=np.float64)
+    if th.ndim != 2:
+        raise ValueError("start: an n x d array of unit rows")
+    n, d = th.shape
+    sid = c_int(0)
+    if _lib.lib.af_scheme_lookup(sid, scheme.encode()) != 0:
+        raise ValueError("scheme: unknown scheme %r" % (scheme,))
+    y = np.concatenate([th.ravel(), np.full(n, float(r0))])
+    tt = np.ascontiguousarray(times, dtype=np.float64)
+    o = CertifyOpts()
+    _lib.lib.af_certify_opts_init(o, sid.value, n, d, float(beta))
+    o.alpha, o.alpha_decay, o.tau = alpha, alpha_decay, tau
+    o.t_max, o.prec, o.init_radius = t_max, int(precision), init_radius
+    o.times = tt.ctypes.data_as(DP) if tt.size else None
+    o.ntimes = tt.size
+    r = CertifyResult()
+    rc = _lib.lib.af_certify(r, y.ctypes.data_as(DP), o)
+    try:
+        if rc != 0:
+            raise ValueError(r.reason.decode() or
+                             _lib.lib.af_strerror(rc).decode())
+        nb, dim = r.nballs, r.dim
+        out = {
+            "status": _lib.lib.af_certify_status_name(r.status).decode(),
+            "lemma": _lib.lib.af_close_lemma_name(r.lemma).decode(),
+            "t_star": r.t_star if r.status == 0 else None,
+            "t_end": r.t_end, "reason": r.reason.decode(),
+            "hypothesis": r.hyp, "hypothesis_bound": r.hyp_bound,
+            "final_radius": r.final_rad, "steps": r.steps,
+            "cpu_seconds": r.cpu_seconds,
+            "times": np.ctypeslib.as_array(r.ball_t, (nb,)).copy(),
+            "mid": np.ctypeslib.as_array(r.mid, (nb, dim)).copy(),
+            "rad": np.ctypeslib.as_array(r.rad, (nb, dim)).copy(),
+        }
+    finally:
+        _lib.lib.af_certify_result_free(r)
+    return out

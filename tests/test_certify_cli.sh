@@ -1,0 +1,66 @@
+#!/bin/sh
+# test_certify_cli.sh -- tests of `attnflow certify`: a certificate with
+# its JSON proof log, a negative control, and one clear error per kind of
+# bad input.  Run by 'make check' with top_builddir and top_srcdir
+# exported; by hand: top_builddir=BUILD sh tests/test_certify_cli.sh.
+# Without Arb only the message saying so is checked.
+
+top_builddir=${top_builddir:-.}
+AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
+if [ ! -x "$AF" ]; then
+  echo "test_certify_cli.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/attnflow-certify.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT TERM
+out="$tmp/o"
+mkdir "$out"
+. "$(dirname "$0")/cli_lib.sh"
+
+if ! "$AF" certify --scheme post-ln --init angles:0,1 --t-max 1 >"$tmp/s" 2>"$tmp/e" \
+   && grep -q 'no Arb' "$tmp/e"; then
+  ok "built without Arb: certify says it needs Arb"
+  cli_summary
+  exit $?
+fi
+
+check "help" "$AF" certify --help
+check "post-ln, angles 0 2 4.2: certified" "$AF" certify --scheme post-ln \
+  --init angles:0,2.0,4.2 --times 1,2 --json "$tmp/log.json"
+if grep -q '^status: certified' "$tmp/stdout" && grep -q '^lemma: P3h-hemisphere' "$tmp/stdout"; then
+  ok "status and lemma printed"
+else
+  notok "status and lemma printed" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+if /usr/bin/python3 -c "import json, sys
+v = json.load(open(sys.argv[1]))
+assert v['status'] == 'certified' and v['lemma'] == 'P3h-hemisphere', v['status']
+assert [b['t'] for b in v['balls']][:2] == [1, 2] and len(v['balls']) == 3
+assert all(len(b['exact']) == 6 and len(b['mid']) == 6 for b in v['balls'])
+assert v['hypothesis']['min_dot_w_over_norm_lower_bound'] > 0
+assert 'command' in v['provenance']" "$tmp/log.json" 2>"$tmp/py"; then
+  ok "proof log: status, lemma, balls at 1, 2 and T*, exact strings, provenance"
+else
+  notok "proof log" "$(tail -n 1 "$tmp/py")"
+fi
+printf '1,0\n-1,0\n' >"$tmp/anti.csv"
+if "$AF" certify --scheme post-ln --init "file:$tmp/anti.csv" --t-max 10 >"$tmp/stdout" 2>&1; then
+  notok "antipodal pair: could-not-certify, exit 1" "exit 0"
+elif grep -q '^status: could-not-certify' "$tmp/stdout" && grep -q 'equilibrium' "$tmp/stdout"; then
+  ok "antipodal pair: could-not-certify, named as a stall near an equilibrium"
+else
+  notok "antipodal pair" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+printf '1,0\n0,1.5\n' >"$tmp/off.csv"
+bad "start off the sphere" 2 certify --scheme post-ln --init "file:$tmp/off.csv"
+bad "n and d beyond the build" 2 certify --scheme pre-ln --init uniform --n 40 --d 4
+printf '2 0\n0 1\n1 0\n0 1\n1 0\n0 1\n' >"$tmp/w.txt"
+bad "|Q^T K| > 1" 2 certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/w.txt"
+printf '1 0\n0 1\n1 0\n0 1\n2 0\n0 1\n' >"$tmp/v.txt"
+bad "V not the identity" 2 certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/v.txt"
+bad "unreachable horizon" 2 certify --scheme pre-ln --init angles:0,0.3 --t-max 1e9
+bad "Mix-LN horizon before tau" 2 certify --scheme mix-ln --init angles:0,0.3 --tau 4 --t-max 2
+bad "unknown scheme" 2 certify --scheme rms --init angles:0,0.3
+bad "missing --init" 2 certify --scheme post-ln
+cli_summary
