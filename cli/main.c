@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli.h"
 #include "datadir.h"
 
@@ -71,6 +73,10 @@ char **af_cli_argv(int *argc) {
 }
 
 int main(int argc, char **argv) {
+  /* The command is the host program: its own GSL calls (claims, theory)
+   * report by status, never abort (the library restores whatever handler
+   * it finds, so this choice is the program's, as for any host). */
+  gsl_set_error_handler_off();
   af_main_argc = argc;
   af_main_argv = argv;
   if (argc < 2) {
