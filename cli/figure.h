@@ -79,7 +79,8 @@ typedef struct {
   int quick;
   unsigned long seed;
   unsigned long systems; /* starts per beta of C3, C4; 0 = the figure's */
-  FILE *progress; /* stderr if it is a terminal, else NULL */
+  FILE *progress; /* stderr if it is a terminal or --progress, else NULL */
+  int lines;      /* --progress off a terminal: whole lines, at most 1/s */
 } fig_cfg;
 
 /* Progress on the terminal (nothing when stderr is not one). */

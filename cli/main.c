@@ -77,6 +77,9 @@ int main(int argc, char **argv) {
    * report by status, never abort (the library restores whatever handler
    * it finds, so this choice is the program's, as for any host). */
   gsl_set_error_handler_off();
+  /* Rows and verdicts reach a pipe or a file as they are made, one line
+   * at a time (attnflow verify > log), not in blocks at exit. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   af_main_argc = argc;
   af_main_argv = argv;
   if (argc < 2) {
