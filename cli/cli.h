@@ -38,6 +38,10 @@ int af_cli_figure(int argc, char **argv);
  * built with MPI; 'attnflow sweep' executes that program (main.c). */
 int af_cli_sweep(int argc, char **argv);
 
+/* attnflow convergence: observed orders and work-precision of the
+ * integrators on a case of one's own (cli_convergence.c). */
+int af_cli_convergence(int argc, char **argv);
+
 /* The whole command line as main received it (for provenance). */
 char **af_cli_argv(int *argc);
 

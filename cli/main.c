@@ -43,6 +43,8 @@ static const af_cli_command af_commands[] = {
 #else
      af_cli_verify_exec}, /* executes attnflow-sweep */
 #endif
+    {"convergence", "observed orders and work-precision of the integrators on a case",
+     af_cli_convergence},
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 
