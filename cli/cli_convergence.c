@@ -524,8 +524,10 @@ static int cv_methods(cv_ctx *x, const char *s) {
        tok = strtok_r(NULL, ",", &save)) {
     af_method id;
     if (af_method_lookup(&id, tok) != AF_OK) {
+      char hint[80];
       af_cli_error("--methods: unknown method '%s' (rk8pd, rkf45, rk4, rkck, "
-                   "msadams, layers, vern9)", tok);
+                   "msadams, layers, vern9)%s",
+                   tok, af_cli_method_hint(hint, sizeof hint, tok));
       ok = 0;
       break;
     }
@@ -704,8 +706,7 @@ int af_cli_convergence(int argc, char **argv) {
       af_cli_error("convergence: %s failed: %s (%s)", x.failed,
                    af_strerror(x.run_status), af_status_name(x.run_status));
     else if (errno)
-      af_cli_error("cannot write '%s': %s (%s)", out, af_strerror(rc),
-                   strerror(errno));
+      af_cli_error("cannot write '%s': %s", out, strerror(errno));
     else
       af_cli_error("cannot write '%s': %s", out, af_strerror(rc));
     goto done;

@@ -1,5 +1,6 @@
 /* cli_verify.c -- attnflow verify: run the claims of proofs-numeric/ and
  * report measured, predicted, tolerance, margin, time and status. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,12 +220,15 @@ static int write_report(const char *path, af_writer_fn writer, json_ctx *jc,
   af_prov_init(&prov);
   int rc = af_prov_add_head(&prov, argc, argv);
   jc->prov = &prov;
+  errno = 0;
   if (rc == AF_OK)
     rc = af_write_atomic(path, writer, jc);
+  int err = rc == AF_EIO ? errno : 0;
   jc->prov = NULL;
   af_prov_clear(&prov);
   if (rc != AF_OK) {
-    af_cli_error("verify: cannot write %s: %s", path, af_strerror(rc));
+    af_cli_error("verify: cannot write '%s': %s", path,
+                 af_cli_errno_text(rc, err));
     return 0;
   }
   return 1;

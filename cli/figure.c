@@ -31,6 +31,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -574,21 +575,23 @@ int af_cli_figure(int argc, char **argv) {
   c.lines = !tty;
   fig_table t;
   fig_table_init(&t);
+  errno = 0;
   int rc = from ? fig_table_read(&t, from) : def->fn(&t, &c);
   if (rc != AF_OK) {
     if (from)
-      af_cli_error("figure %s: cannot read %s: %s", c.name, from,
-                   af_strerror(rc));
+      af_cli_error("figure %s: cannot read '%s': %s", c.name, from,
+                   af_cli_errno_text(rc, rc == AF_EIO ? errno : 0));
     else
       af_cli_error("figure %s: %s", c.name, af_strerror(rc));
     fig_table_free(&t);
     return AF_EXIT_FAIL;
   }
   if (from == NULL) {
+    errno = 0;
     rc = af_write_atomic(out, fig_write_cb, &t);
     if (rc != AF_OK) {
-      af_cli_error("figure %s: cannot write %s: %s", c.name, out,
-                   af_strerror(rc));
+      af_cli_error("figure %s: cannot write '%s': %s", c.name, out,
+                   af_cli_errno_text(rc, errno));
       fig_table_free(&t);
       return AF_EXIT_FAIL;
     }

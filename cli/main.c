@@ -120,7 +120,14 @@ int main(int argc, char **argv) {
   if (cmd[0] == '-')
     af_cli_error("unknown option '%s' (try 'attnflow --help')", cmd);
   else
-    af_cli_error("unknown command '%s' (try 'attnflow --help')", cmd);
+  {
+    const char *names[AF_NCOMMANDS];
+    for (size_t i = 0; i < AF_NCOMMANDS; i++) names[i] = af_commands[i].name;
+    char hint[80];
+    af_cli_error("unknown command '%s' (try 'attnflow --help')%s", cmd,
+                 af_cli_did_you_mean(hint, sizeof hint, NULL, cmd, names,
+                                     AF_NCOMMANDS));
+  }
   return AF_EXIT_USAGE;
 }
 
@@ -320,8 +327,16 @@ int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value) {
     }
     return i;
   }
-  af_cli_error("%s: unknown option '--%.*s' (try 'attnflow %s --help')",
-               p->command, (int)len, name, p->command);
+  /* The nearest option of the command, if one is near. */
+  const char *names[256];
+  size_t nn = 0;
+  for (int i = 0; opts[i].name != NULL && nn < 256; i++)
+    names[nn++] = opts[i].name;
+  const char *near = af_cli_nearest(name, len, names, nn);
+  af_cli_error("%s: unknown option '--%.*s' (try 'attnflow %s --help')%s%s%s",
+               p->command, (int)len, name, p->command,
+               near ? "; did you mean '--" : "", near ? near : "",
+               near ? "'?" : "");
   return -2;
 }
 
