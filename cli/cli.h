@@ -44,6 +44,10 @@ int af_cli_sweep(int argc, char **argv);
  * that program (main.c). */
 int af_cli_certify(int argc, char **argv);
 
+/* attnflow convergence: observed orders and work-precision of the
+ * integrators on a case of one's own (cli_convergence.c). */
+int af_cli_convergence(int argc, char **argv);
+
 /* The whole command line as main received it (for provenance). */
 char **af_cli_argv(int *argc);
 
@@ -126,5 +130,23 @@ int af_cli_ulong(unsigned long *v, const char *opt, const char *s);
 int af_cli_size(size_t *v, const char *opt, const char *s);
 /* Comma-separated list of doubles; *v is malloc'ed (caller frees). */
 int af_cli_double_list(double **v, size_t *k, const char *opt, const char *s);
+
+/* ------------------------------------------------------------ causes */
+/* (cli_messages.c) The candidate nearest to word[0..len) (a misspelling
+ * or a prefix of at least 3 characters), NULL if none is near. */
+const char *af_cli_nearest(const char *word, size_t len,
+                           const char *const *cands, size_t n);
+/* "; did you mean 'DASHcand'?" in buf for the nearest of cands, "" if
+ * none; returns buf. */
+const char *af_cli_did_you_mean(char *buf, size_t cap, const char *dash,
+                                const char *word, const char *const *cands,
+                                size_t n);
+/* The same for a scheme (and sa, usa, causal), a method, an observable. */
+const char *af_cli_scheme_hint(char *buf, size_t cap, const char *word);
+const char *af_cli_method_hint(char *buf, size_t cap, const char *word);
+const char *af_cli_obs_hint(char *buf, size_t cap, const char *word);
+/* The cause of a failed file operation: strerror(err) if err is set,
+ * else af_strerror(rc). */
+const char *af_cli_errno_text(int rc, int err);
 
 #endif /* AF_CLI_H */

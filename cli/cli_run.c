@@ -258,7 +258,9 @@ static int af_run_parse_observables(af_run_cfg *c, const char *s) {
     memcpy(name, item, len);
     name[len] = '\0';
     if (af_obs_lookup(&id, name) != AF_OK) {
-      af_cli_error("--observables: unknown observable '%s'", name);
+      char hint[80];
+      af_cli_error("--observables: unknown observable '%s'%s", name,
+                   af_cli_obs_hint(hint, sizeof hint, name));
       return 0;
     }
     if (!af_cli_once(&id, c->obs, c->nobs, sizeof id, NULL,
@@ -425,9 +427,10 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   } else if (af_scheme_lookup(&c->scheme, a[O_SCHEME]) == AF_OK) {
     attn_fixed = 0;
   } else {
+    char hint[80];
     af_cli_error("--scheme: unknown scheme '%s' (see 'attnflow schemes'; "
-                 "also sa, usa, causal)",
-                 a[O_SCHEME]);
+                 "also sa, usa, causal)%s",
+                 a[O_SCHEME], af_cli_scheme_hint(hint, sizeof hint, a[O_SCHEME]));
     return AF_EXIT_USAGE;
   }
   if (a[O_ATTENTION] != NULL) {
@@ -541,9 +544,10 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
 
   /* Integrator. */
   if (a[O_METHOD] && af_method_lookup(&c->integ.method, a[O_METHOD]) != AF_OK) {
+    char hint[80];
     af_cli_error("--method: unknown method '%s' (rk8pd, rkf45, rk4, rkck, "
-                 "msadams, layers, vern9)",
-                 a[O_METHOD]);
+                 "msadams, layers, vern9)%s",
+                 a[O_METHOD], af_cli_method_hint(hint, sizeof hint, a[O_METHOD]));
     return AF_EXIT_USAGE;
   }
   if (a[O_H] && !af_run_range(&c->integ.h, O_H, a[O_H], 0, 1, INFINITY))
@@ -862,7 +866,7 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);
   if (rc == AF_OK) rc = af_prov_add_double(p, "t_end", c->t_end);
   if (rc == AF_OK) {
-    /* The list as %.17g numbers, comma-separated. */
+    /* The list as the shortest %g of each (as typed), comma-separated. */
     size_t len = 1;
     char *s, *q;
     len += c->ntimes * 32;
@@ -871,8 +875,8 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
     q = s;
     *q = '\0';
     for (size_t k = 0; k < c->ntimes; k++)
-      q += snprintf(q, len - (size_t)(q - s), "%s%.17g", k ? "," : "",
-                    c->times[k]);
+      q += snprintf(q, len - (size_t)(q - s), "%s%.*g", k ? "," : "",
+                    af_out_shortest_prec(c->times[k]), c->times[k]);
     rc = af_prov_add_str(p, "times", s);
     free(s);
   }
@@ -917,8 +921,7 @@ static void af_run_file_error(const char *what, const char *path,
   else if (rc == AF_EIO && err == EISDIR)
     af_cli_error("%s %s: is a directory, not a file", what, path);
   else if (rc == AF_EIO && err != 0)
-    af_cli_error("%s %s: %s (%s)", what, path, af_strerror(rc),
-                 strerror(err));
+    af_cli_error("%s: cannot open '%s': %s", what, path, strerror(err));
   else
     af_cli_error("%s %s: %s%s", what, path, af_strerror(rc), detail);
 }
@@ -1186,8 +1189,7 @@ int af_cli_run(int argc, char **argv) {
     /* The run succeeded or never started: a file could not be written. */
     const char *path = x.fail_path ? x.fail_path : c.out;
     if (err != 0)
-      af_cli_error("cannot write '%s': %s (%s)", path, af_strerror(rc),
-                   strerror(err));
+      af_cli_error("cannot write '%s': %s", path, strerror(err));
     else
       af_cli_error("cannot write '%s': %s", path, af_strerror(rc));
     ex = AF_EXIT_FAIL;

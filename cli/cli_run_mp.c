@@ -505,13 +505,16 @@ static int af_mp_value(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
 /* The t column in decimal: the shortest decimal (at most digits
  * significant digits) that reads back to the same BITS-bit time, so a
  * typed 0.1 prints as 0.1 (the time is the BITS-bit number nearest
- * 1/10, which is what 0.1 reads back to). */
+ * 1/10, which is what 0.1 reads back to).  Written in the notation the
+ * double path's %.17g chooses (fixed for decimal exponents -4 to 16), so
+ * t = 10 is "10" on both paths, not "1e+01". */
 static int af_mp_time(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
   if (c->format == AF_FMT_HEX || !mpfr_number_p(v)) return af_mp_value(f, c, v);
   mpfr_t back;
   mpfr_init2(back, mpfr_get_prec(v));
   char *s = NULL;
-  for (int dg = 1; dg <= (int)c->digits; dg++) {
+  int dg;
+  for (dg = 1; dg <= (int)c->digits; dg++) {
     if (s) mpfr_free_str(s);
     s = NULL;
     if (mpfr_asprintf(&s, "%.*Rg", dg, v) < 0) break;
@@ -519,6 +522,18 @@ static int af_mp_time(FILE *f, const af_run_cfg *c, mpfr_srcptr v) {
     if (mpfr_equal_p(back, v)) break;
   }
   mpfr_clear(back);
+  char *e = NULL;
+  if (s && !mpfr_zero_p(v) && dg <= (int)c->digits &&
+      mpfr_asprintf(&e, "%.*Re", dg - 1, v) >= 0) {
+    const char *x = strchr(e, 'e');
+    long ex = x ? strtol(x + 1, NULL, 10) : 0;
+    if (ex >= -4 && ex < 17 && ex + 1 > dg) { /* %g would use an exponent */
+      mpfr_free_str(s);
+      s = NULL;
+      if (mpfr_asprintf(&s, "%.*Rg", (int)ex + 1, v) < 0) s = NULL;
+    }
+  }
+  if (e) mpfr_free_str(e);
   int r = s ? fputs(s, f) : EOF;
   if (s) mpfr_free_str(s);
   return r < 0 ? AF_EIO : AF_OK;
@@ -914,8 +929,8 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   } else if (x.fail_path && !(x.ran && x.run_status != AF_OK &&
                               x.fail_path != c->checkpoint)) {
     if (x.fail_errno != 0)
-      af_cli_error("cannot write '%s': %s (%s)", x.fail_path,
-                   af_strerror(AF_EIO), strerror(x.fail_errno));
+      af_cli_error("cannot write '%s': %s", x.fail_path,
+                   strerror(x.fail_errno));
     else
       af_cli_error("cannot write '%s': %s", x.fail_path, af_strerror(AF_EIO));
   } else if (x.ran && x.run_status != AF_OK) {
@@ -928,8 +943,7 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     ex = af_cli_exit_status(x.run_status);
   } else {
     if (err != 0)
-      af_cli_error("cannot write '%s': %s (%s)", c->out, af_strerror(rc),
-                   strerror(err));
+      af_cli_error("cannot write '%s': %s", c->out, strerror(err));
     else
       af_cli_error("cannot write '%s': %s", c->out, af_strerror(rc));
   }

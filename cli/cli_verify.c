@@ -1,5 +1,6 @@
 /* cli_verify.c -- attnflow verify: run the claims of proofs-numeric/ and
  * report measured, predicted, tolerance, margin, time and status. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@ static const char *const verify_help =
     "Usage: attnflow verify [--level quick|full] [--claim GLOB] [--json PATH]\n"
     "                       [--inject-fault speed|radial|attention]\n"
     "                       [--markdown PATH] [--broken-only] [--tolerances PATH]\n"
-    "                       [--list] [--write-certified DIR]\n"
+    "                       [--list] [--write-certified DIR] [--progress]\n"
     "       attnflow verify --scheme-def FILE [--level quick|full]\n"
     "\n"
     "Runs every claim of proofs-numeric/: one per theorem ID of the theory\n"
@@ -50,6 +51,9 @@ static const char *const verify_help =
     "                       T4.1a, I1, P3, layer placement) on the scheme of a\n"
     "                       spec file (docs/schemes.md) and list what cannot be\n"
     "                       checked on it; exit status 0 if all pass\n"
+    "  --progress           progress on stderr even when it is not a terminal\n"
+    "                       (one line per finished claim); rows reach standard\n"
+    "                       output, flushed, as each claim finishes\n"
     "\n"
     "Columns: ID, scheme, measured, predicted, tolerance, margin (fraction of\n"
     "the tolerance left; negative = outside), seconds, status, expected.\n"
@@ -180,6 +184,39 @@ static void print_value(double v)
     printf(" %11.4g", v);
 }
 
+/* Rows as the claims finish: ID column width, rows written so far, the
+ * number selected, and where --progress writes when stderr is not a
+ * terminal (one line per claim; on a terminal, one line rewritten). */
+typedef struct {
+  int idw;
+  size_t done, total;
+  FILE *progress;
+} verify_rows;
+
+static void verify_row(const af_vrecord *r, void *vctx)
+{
+  verify_rows *v = vctx;
+  int idw = v->idw;
+  printf("%-*s %-11s", idw, r->claim->id,
+         *r->claim->scheme ? r->claim->scheme : "-");
+  print_value(r->res.measured);
+  print_value(r->res.predicted);
+  print_value(r->res.tolerance);
+  print_value(r->res.margin);
+  printf(" %8.2f %-13s %s%s\n", r->seconds, af_vstatus_name(r->res.status),
+         af_vstatus_name(r->expected), r->ok ? "" : "   <-- UNEXPECTED");
+  if (!r->ok || (r->res.status != AF_V_PASS && r->res.status != AF_V_CERTIFIED))
+    printf("%*s %s\n", idw, "", r->res.note);
+  fflush(stdout);
+  v->done++;
+  if (v->progress) {
+    fprintf(v->progress, "verify: %zu of %zu claims done (%s %s, %.2f s)\n",
+            v->done, v->total, r->claim->id,
+            *r->claim->scheme ? r->claim->scheme : "-", r->seconds);
+    fflush(v->progress);
+  }
+}
+
 /* The report at path by writer (write_json or write_markdown) with the
  * provenance head of the command line; 0 after an error message. */
 static int write_report(const char *path, af_writer_fn writer, json_ctx *jc,
@@ -189,12 +226,15 @@ static int write_report(const char *path, af_writer_fn writer, json_ctx *jc,
   af_prov_init(&prov);
   int rc = af_prov_add_head(&prov, argc, argv);
   jc->prov = &prov;
+  errno = 0;
   if (rc == AF_OK)
     rc = af_write_atomic(path, writer, jc);
+  int err = rc == AF_EIO ? errno : 0;
   jc->prov = NULL;
   af_prov_clear(&prov);
   if (rc != AF_OK) {
-    af_cli_error("verify: cannot write %s: %s", path, af_strerror(rc));
+    af_cli_error("verify: cannot write '%s': %s", path,
+                 af_cli_errno_text(rc, err));
     return 0;
   }
   return 1;
@@ -228,7 +268,7 @@ int af_cli_verify(int argc, char **argv)
   static const af_cli_opt opts[] = {
       {"level", 1}, {"claim", 1}, {"json", 1}, {"markdown", 1}, {"inject-fault", 1},
       {"tolerances", 1}, {"list", 0}, {"broken-only", 0}, {"help", 0},
-      {"write-certified", 1},
+      {"write-certified", 1}, {"progress", 0},
       {"scheme-def", 1},
       {NULL, 0}};
   af_cli_parser p;
@@ -236,7 +276,7 @@ int af_cli_verify(int argc, char **argv)
   const char *level = "quick", *glob = NULL, *json = NULL, *fault = "";
   const char *markdown = NULL;
   const char *tolpath = NULL, *certdir = NULL;
-  int list = 0;
+  int list = 0, progress_opt = 0;
   const char *scheme_def = NULL;
   af_vctx ctx = {AF_LEVEL_QUICK, 0, NULL, 0};
   for (;;) {
@@ -267,6 +307,8 @@ int af_cli_verify(int argc, char **argv)
       list = 1;
     else if (strcmp(name, "scheme-def") == 0)
       scheme_def = v;
+    else if (strcmp(name, "progress") == 0)
+      progress_opt = 1;
     else if (strcmp(name, "broken-only") == 0)
       ctx.broken_only = 1;
     else if (strcmp(name, "inject-fault") == 0) {
@@ -344,38 +386,37 @@ int af_cli_verify(int argc, char **argv)
     af_cli_error("verify: out of memory");
     return AF_EXIT_FAIL;
   }
-  FILE *progress = isatty(fileno(stderr)) ? stderr : NULL;
-  size_t n = af_verify_run(rec, total, &ctx, glob, progress);
-  if (n == 0) {
+  /* The selection first: its widest ID sets the ID column, and the header
+   * and every row are written (and flushed) as each claim finishes, so a
+   * pipe or a file sees them at once (attnflow verify > log). */
+  size_t nsel = 0;
+  int idw = 10; /* ID column: as wide as the longest selected ID */
+  for (size_t k = 0; k < total; k++)
+    if (af_verify_selects(all[k], &ctx, glob)) {
+      nsel++;
+      if ((int) strlen(all[k]->id) > idw)
+        idw = (int) strlen(all[k]->id);
+    }
+  if (nsel == 0) {
     af_cli_error("verify: no claim matches '%s'", glob ? glob : "");
     free(rec);
     af_tol_free(&tol);
     return AF_EXIT_USAGE;
   }
-
+  int tty = isatty(fileno(stderr));
   printf("attnflow %s (commit %s) verify --level %s%s%s\n", af_version(),
          af_commit(), level, *fault ? " --inject-fault " : "", fault);
-  int idw = 10; /* ID column: as wide as the longest selected ID */
-  for (size_t k = 0; k < n; k++)
-    if ((int) strlen(rec[k].claim->id) > idw)
-      idw = (int) strlen(rec[k].claim->id);
   printf("%-*s %-11s %11s %11s %11s %11s %8s %-13s %s\n", idw, "ID", "scheme",
          "measured", "predicted", "tolerance", "margin", "seconds", "status",
          "expected");
+  fflush(stdout);
+  verify_rows vr = {idw, 0, nsel, (progress_opt && !tty) ? stderr : NULL};
+  size_t n = af_verify_run_each(rec, total, &ctx, glob, tty ? stderr : NULL,
+                                verify_row, &vr);
   size_t bad = 0, nsanity = 0, counts[AF_V_STATUS_COUNT] = {0};
   double secs = 0;
   for (size_t k = 0; k < n; k++) {
     const af_vrecord *r = &rec[k];
-    printf("%-*s %-11s", idw, r->claim->id,
-           *r->claim->scheme ? r->claim->scheme : "-");
-    print_value(r->res.measured);
-    print_value(r->res.predicted);
-    print_value(r->res.tolerance);
-    print_value(r->res.margin);
-    printf(" %8.2f %-13s %s%s\n", r->seconds, af_vstatus_name(r->res.status),
-           af_vstatus_name(r->expected), r->ok ? "" : "   <-- UNEXPECTED");
-    if (!r->ok || (r->res.status != AF_V_PASS && r->res.status != AF_V_CERTIFIED))
-      printf("%*s %s\n", idw, "", r->res.note);
     bad += !r->ok;
     counts[r->res.status]++;
     nsanity += af_claim_is_sanity(r->claim) != 0;

@@ -31,11 +31,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -239,16 +241,30 @@ const char *fig_num(char *buf, double v, int sig) {
 
 void fig_note(const fig_cfg *c, const char *fmt, ...) {
   if (c->progress == NULL) return;
+  if (c->lines) {
+    /* A log or a pipe: whole lines, the first and then at most one a
+     * second (a phase diagram has thousands of runs). */
+    static double last = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (last >= 0 && now - last < 1.0) return;
+    last = now;
+  }
   va_list ap;
   va_start(ap, fmt);
-  fprintf(c->progress, "\r%-70s\rfigure %s: ", "", c->name);
+  if (c->lines)
+    fprintf(c->progress, "figure %s: ", c->name);
+  else
+    fprintf(c->progress, "\r%-70s\rfigure %s: ", "", c->name);
   vfprintf(c->progress, fmt, ap);
+  if (c->lines) fputc('\n', c->progress);
   fflush(c->progress);
   va_end(ap);
 }
 
 void fig_note_done(const fig_cfg *c) {
-  if (c->progress) fprintf(c->progress, "\r%-70s\r", "");
+  if (c->progress && !c->lines) fprintf(c->progress, "\r%-70s\r", "");
 }
 
 int fig_prov_head(fig_table *t, const fig_cfg *c) {
@@ -465,7 +481,7 @@ static const fig_def fig_defs[] = {
 
 static void fig_help(void) {
   printf("Usage: attnflow figure NAME [--out PATH] [--caption PATH] [--quick]"
-         " [--seed S]\n"
+         " [--seed S] [--progress]\n"
          "       attnflow figure NAME --from CSV --caption PATH\n"
          "       attnflow figure --list\n"
          "\n"
@@ -482,6 +498,8 @@ static void fig_help(void) {
          "  --seed S     seed of random starts and weights (default 1)\n"
          "  --systems N  starts per beta of c3, c4 (default 2048, 16), seeds\n"
          "               of f2 (default 8)\n"
+         "  --progress   progress on stderr even when it is not a terminal\n"
+         "               (whole lines, at most one a second)\n"
          "  --list       list the figures\n"
          "\nFigures:\n");
   for (size_t i = 0; i < FIG_COUNT; i++)
@@ -501,9 +519,11 @@ int af_cli_figure(int argc, char **argv) {
   static const af_cli_opt opts[] = {
       {"help", 0}, {"list", 0}, {"out", 1},     {"quick", 0},
       {"seed", 1}, {"caption", 1}, {"from", 1}, {"systems", 1},
-      {"metric", 1}, {"n", 1}, {"beta", 1}, {"depths", 1}, {NULL, 0}};
-  enum { OH, OL, OO, OQ, OS, OC, OF, OY, OMET, ON, OB, ODEP };
-  fig_cfg c = {NULL, 0, 1, 0, NULL, NULL, NULL, NULL, NULL};
+      {"metric", 1}, {"n", 1}, {"beta", 1}, {"depths", 1},
+      {"progress", 0}, {NULL, 0}};
+  enum { OH, OL, OO, OQ, OS, OC, OF, OY, OMET, ON, OB, ODEP, OP };
+  fig_cfg c = {NULL, 0, 1, 0, NULL, 0, NULL, NULL, NULL, NULL};
+  int progress_opt = 0;
   const char *out = "-", *cap = NULL, *from = NULL;
   int first = 1;
   if (argc >= 2 && argv[1][0] != '-') {
@@ -530,6 +550,7 @@ int af_cli_figure(int argc, char **argv) {
     if (o == ON) c.grid_n = val;
     if (o == OB) c.grid_beta = val;
     if (o == ODEP) c.depths = val;
+    if (o == OP) progress_opt = 1;
     if (o == OY) {
       if (!af_cli_ulong(&c.systems, "systems", val)) return AF_EXIT_USAGE;
       if (c.systems == 0) {
@@ -580,24 +601,28 @@ int af_cli_figure(int argc, char **argv) {
     af_cli_error("figure: --from needs --caption");
     return AF_EXIT_USAGE;
   }
-  c.progress = isatty(fileno(stderr)) ? stderr : NULL;
+  int tty = isatty(fileno(stderr));
+  c.progress = (tty || progress_opt) ? stderr : NULL;
+  c.lines = !tty;
   fig_table t;
   fig_table_init(&t);
+  errno = 0;
   int rc = from ? fig_table_read(&t, from) : def->fn(&t, &c);
   if (rc != AF_OK) {
     if (from)
-      af_cli_error("figure %s: cannot read %s: %s", c.name, from,
-                   af_strerror(rc));
+      af_cli_error("figure %s: cannot read '%s': %s", c.name, from,
+                   af_cli_errno_text(rc, rc == AF_EIO ? errno : 0));
     else
       af_cli_error("figure %s: %s", c.name, af_strerror(rc));
     fig_table_free(&t);
     return AF_EXIT_FAIL;
   }
   if (from == NULL) {
+    errno = 0;
     rc = af_write_atomic(out, fig_write_cb, &t);
     if (rc != AF_OK) {
-      af_cli_error("figure %s: cannot write %s: %s", c.name, out,
-                   af_strerror(rc));
+      af_cli_error("figure %s: cannot write '%s': %s", c.name, out,
+                   af_cli_errno_text(rc, errno));
       fig_table_free(&t);
       return AF_EXIT_FAIL;
     }

@@ -85,7 +85,8 @@ typedef struct {
   int quick;
   unsigned long seed;
   unsigned long systems; /* starts per beta of C3, C4; 0 = the figure's */
-  FILE *progress; /* stderr if it is a terminal, else NULL */
+  FILE *progress; /* stderr if it is a terminal or --progress, else NULL */
+  int lines;      /* --progress off a terminal: whole lines, at most 1/s */
   /* figure tradeoff only (NULL: its defaults): early metric name, grid
    * lists "a,b,..." of n and beta, depths "L0,L" */
   const char *metric, *grid_n, *grid_beta, *depths;

@@ -175,11 +175,11 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
                          gsecs);
   static const char *const notes[][2] = {
       {"method_ids",
-       "0 rk8pd, 1 rkf45, 2 rk4, 3 rkck, 4 msadams, 5 layers (af_method), "
-       "10 mp-gauss (4 stages, order 8), 11 mp-gbs (5 rows, order 10)"},
+       "0 rk8pd, 1 rkf45, 2 rk4, 3 rkck, 4 msadams, 5 layers, 6 vern9 "
+       "(af_method), 10 mp-gauss (4 stages, order 8), 11 mp-gbs (5 rows, order 10)"},
       {"runs",
-       "fixed = 1: fixed steps h = t_end/N (rk8pd, rkf45, rkck with "
-       "af_integ_opts.fixed; rk4; layers); fixed = 0: adaptive, tol = rtol "
+       "fixed = 1: fixed steps h = t_end/N (rk8pd, rkf45, rkck, vern9 with "
+       "af_integ_opts.fixed; rk4; layers; vern9 at N = 2, 3, 4, ...); fixed = 0: adaptive, tol = rtol "
        "= atol (GSL) or af_mp_opts.tol at 128 bits (MPFR)"},
       {"columns",
        "method (id), fixed, h (fixed step, else NaN), tol (else NaN), steps "
@@ -198,15 +198,15 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
   fig_conv_out x = {T, 0, {0}};
   for (int k = 0; k < CV_NCOL; k++)
     if ((x.col[k] = fig_col(T, "%s", cname[k])) < 0) rc = AF_ENOMEM;
-  /* Row counts: fixed rk8pd/rkf45/rkck/rk4 nf each, layers nl, adaptive
-   * GSL 4 x na, MPFR 2 x nm. */
+  /* Row counts: fixed rk8pd/rkf45/rkck/rk4/vern9 nf each, layers nl,
+   * adaptive GSL 5 x na, MPFR 2 x nm. */
   const int nf = c->quick ? 3 : 9, nl = c->quick ? 3 : 13;
   const int na = c->quick ? 3 : 11, nm = c->quick ? 2 : 6;
-  if (rc == AF_OK) rc = fig_rows(T, (size_t)(4 * nf + nl + 4 * na + 2 * nm));
-  static const af_method fixm[5] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
+  if (rc == AF_OK) rc = fig_rows(T, (size_t)(5 * nf + nl + 5 * na + 2 * nm));
+  static const af_method fixm[6] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
                                     AF_METHOD_RKCK, AF_METHOD_RK4,
-                                    AF_METHOD_LAYERS};
-  for (int k = 0; k < 5 && rc == AF_OK; k++) {
+                                    AF_METHOD_LAYERS, AF_METHOD_VERN9};
+  for (int k = 0; k < 6 && rc == AF_OK; k++) {
     int cnt = fixm[k] == AF_METHOD_LAYERS ? nl : nf;
     fig_note(c, "fixed steps: %s", af_method_name(fixm[k]));
     for (int i = 0; i < cnt && rc == AF_OK; i++) {
@@ -214,7 +214,12 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
       af_integ_opts_init(&o);
       o.method = fixm[k];
       o.fixed = 1;
-      double nsteps = (fixm[k] == AF_METHOD_LAYERS ? 10.0 : 5.0) * ldexp(1, i);
+      /* vern9 reaches rounding within two halvings of N = 5: its ladder
+       * is N = 2, 3, ..., so that the fit has points above rounding. */
+      double nsteps = fixm[k] == AF_METHOD_VERN9
+                          ? 2.0 + i
+                          : (fixm[k] == AF_METHOD_LAYERS ? 10.0 : 5.0) *
+                                ldexp(1, i);
       o.h = t_end / nsteps;
       o.max_steps = 0;
       double err = NAN, st = NAN, ne = NAN, secs = NAN;
@@ -223,9 +228,10 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
                    af_method_order(fixm[k]), t_end);
     }
   }
-  static const af_method adm[4] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
-                                   AF_METHOD_RKCK, AF_METHOD_MSADAMS};
-  for (int k = 0; k < 4 && rc == AF_OK; k++) {
+  static const af_method adm[5] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
+                                   AF_METHOD_RKCK, AF_METHOD_MSADAMS,
+                                   AF_METHOD_VERN9};
+  for (int k = 0; k < 5 && rc == AF_OK; k++) {
     fig_note(c, "adaptive: %s", af_method_name(adm[k]));
     for (int i = 0; i < na && rc == AF_OK; i++) {
       af_integ_opts o;
@@ -259,7 +265,7 @@ int fig_conv(fig_table *T, const fig_cfg *c) {
   /* Measured orders (least squares over the rows with error between
    * 1e-13 and 1e-2: above, the asymptotic regime has not begun; below,
    * double rounding dominates). */
-  for (int k = 0; k < 5 && rc == AF_OK; k++) {
+  for (int k = 0; k < 6 && rc == AF_OK; k++) {
     char key[64];
     snprintf(key, sizeof key, "slope_fixed_%s", af_method_name(fixm[k]));
     rc = af_prov_add_fmt(&T->prov, key,
@@ -291,16 +297,17 @@ int fig_cap_conv(fig_cap *c) {
   long cm = fig_cap_col(c, "method"), cfx = fig_cap_col(c, "fixed");
   long ce = fig_cap_col(c, "err"), cn = fig_cap_col(c, "nevals");
   long cs = fig_cap_col(c, "steps"), ctm = fig_cap_col(c, "time");
-  static const char *const fx[5] = {"rk8pd", "rkf45", "rkck", "rk4", "layers"};
+  static const char *const fx[6] = {"rk8pd", "rkf45", "rkck", "rk4", "layers",
+                                    "vern9"};
   char key[64], b[6][48];
   fig_cap_printf(c, "Reference: %s; %s.  Measured orders (least squares of "
                     "log error against log h over errors in [10⁻¹³, 10⁻²]):",
                  fig_cap_prov(c, "reference"), fig_cap_prov(c, "reference_check"));
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 6; k++) {
     snprintf(key, sizeof key, "slope_fixed_%s", fx[k]);
     fig_cap_printf(c, "%s %s %.2f", k ? "," : "", fx[k], atof(fig_cap_prov(c, key)));
   }
-  fig_cap_printf(c, " (nominal 8, 5, 5, 4, 1; GSL's rk4 takes two half steps "
+  fig_cap_printf(c, " (nominal 8, 5, 5, 4, 1, 9; GSL's rk4 takes two half steps "
                     "h/2 per step h, 12 evaluations, and returns their "
                     "result; rkf45 and rkck propagate their fifth-order "
                     "solution); MPFR, against the mean step: mp-gauss %.2f, "
@@ -310,7 +317,8 @@ int fig_cap_conv(fig_cap *c) {
   if (c->rc != AF_OK) return c->rc;
   /* Smallest error of each kind and its cost. */
   static const struct { double id; int fixed; const char *name; } kinds[] = {
-      {0, 0, "adaptive rk8pd"}, {1, 0, "adaptive rkf45"}, {3, 0, "adaptive rkck"},
+      {0, 0, "adaptive rk8pd"}, {6, 0, "adaptive vern9"},
+      {1, 0, "adaptive rkf45"}, {3, 0, "adaptive rkck"},
       {4, 0, "msadams"}, {5, 1, "the layer map"}, {10, 0, "mp-gauss"},
       {11, 0, "mp-gbs"}};
   fig_cap_printf(c, "Smallest error of each:");

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gsl/gsl_errno.h>
+
 #include "cli.h"
 #include "datadir.h"
 
@@ -47,6 +49,8 @@ static const af_cli_command af_commands[] = {
 #else
      af_cli_verify_exec}, /* executes attnflow-verify */
 #endif
+    {"convergence", "observed orders and work-precision of the integrators on a case",
+     af_cli_convergence},
 };
 #define AF_NCOMMANDS (sizeof af_commands / sizeof af_commands[0])
 
@@ -77,6 +81,13 @@ char **af_cli_argv(int *argc) {
 }
 
 int main(int argc, char **argv) {
+  /* The command is the host program: its own GSL calls (claims, theory)
+   * report by status, never abort (the library restores whatever handler
+   * it finds, so this choice is the program's, as for any host). */
+  gsl_set_error_handler_off();
+  /* Rows and verdicts reach a pipe or a file as they are made, one line
+   * at a time (attnflow verify > log), not in blocks at exit. */
+  setvbuf(stdout, NULL, _IOLBF, 0);
   af_main_argc = argc;
   af_main_argv = argv;
   if (argc < 2) {
@@ -115,7 +126,14 @@ int main(int argc, char **argv) {
   if (cmd[0] == '-')
     af_cli_error("unknown option '%s' (try 'attnflow --help')", cmd);
   else
-    af_cli_error("unknown command '%s' (try 'attnflow --help')", cmd);
+  {
+    const char *names[AF_NCOMMANDS];
+    for (size_t i = 0; i < AF_NCOMMANDS; i++) names[i] = af_commands[i].name;
+    char hint[80];
+    af_cli_error("unknown command '%s' (try 'attnflow --help')%s", cmd,
+                 af_cli_did_you_mean(hint, sizeof hint, NULL, cmd, names,
+                                     AF_NCOMMANDS));
+  }
   return AF_EXIT_USAGE;
 }
 
@@ -316,8 +334,16 @@ int af_cli_next(af_cli_parser *p, const af_cli_opt *opts, const char **value) {
     }
     return i;
   }
-  af_cli_error("%s: unknown option '--%.*s' (try 'attnflow %s --help')",
-               p->command, (int)len, name, p->command);
+  /* The nearest option of the command, if one is near. */
+  const char *names[256];
+  size_t nn = 0;
+  for (int i = 0; opts[i].name != NULL && nn < 256; i++)
+    names[nn++] = opts[i].name;
+  const char *near = af_cli_nearest(name, len, names, nn);
+  af_cli_error("%s: unknown option '--%.*s' (try 'attnflow %s --help')%s%s%s",
+               p->command, (int)len, name, p->command,
+               near ? "; did you mean '--" : "", near ? near : "",
+               near ? "'?" : "");
   return -2;
 }
 

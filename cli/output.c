@@ -92,10 +92,32 @@ int af_prov_add_fmt(af_prov *p, const char *key, const char *fmt, ...) {
   return af_prov_push(p, key, s, AF_PROV_STRING);
 }
 
+/* The shortest %.Ng (N = 1..17) that reads back as v: a number typed as
+ * 1e-12 or 1.2 is echoed as typed, and still exactly.  Where %.17g would
+ * write fixed notation (decimal exponent -4 to 16), N is raised to keep
+ * it: 10, not 1e+01. */
+int af_out_shortest_prec(double v) {
+  char buf[40];
+  int prec = 17;
+  for (int k = 1; k < 17; k++) {
+    snprintf(buf, sizeof buf, "%.*g", k, v);
+    if (strtod(buf, NULL) == v) {
+      prec = k;
+      break;
+    }
+  }
+  snprintf(buf, sizeof buf, "%.*e", prec - 1, v);
+  const char *e = strchr(buf, 'e');
+  long ex = e ? strtol(e + 1, NULL, 10) : 0;
+  if (v != 0 && ex >= -4 && ex < 17 && ex + 1 > prec) prec = (int)ex + 1;
+  return prec;
+}
+
 int af_prov_add_double(af_prov *p, const char *key, double v) {
   if (isnan(v)) return af_prov_add_str(p, key, "nan");
   if (isinf(v)) return af_prov_add_str(p, key, v > 0 ? "inf" : "-inf");
-  return af_prov_push(p, key, af_out_format("%.17g", v), AF_PROV_NUMBER);
+  return af_prov_push(p, key, af_out_format("%.*g", af_out_shortest_prec(v), v),
+                      AF_PROV_NUMBER);
 }
 
 int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v) {

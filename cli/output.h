@@ -47,9 +47,12 @@ int af_prov_add_fmt(af_prov *p, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-/* Append a double (%.17g); a non-finite value becomes the string
- * "nan"/"inf"/"-inf" (JSON has no literal for it). */
+/* Append a double as the shortest %g that reads back to it (1e-12 for a
+ * typed 1e-12, not 9.9999999999999998e-13); a non-finite value becomes
+ * the string "nan"/"inf"/"-inf" (JSON has no literal for it). */
 int af_prov_add_double(af_prov *p, const char *key, double v);
+/* Digits of that shortest %g of v (1 to 17). */
+int af_out_shortest_prec(double v);
 /* Append an unsigned integer. */
 int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v);
 /* Append the double integrator's options: method, h, rtol, atol and

@@ -27,6 +27,8 @@ _attnflow()
       return ;;
     --method)
       COMPREPLY=($(compgen -W "rk8pd rkf45 rk4 rkck msadams layers vern9 mp-gauss mp-gbs" -- "$cur")); return ;;
+    --methods)
+      COMPREPLY=($(compgen -W "rk8pd,vern9,rkf45,rkck,rk4,msadams,layers rk8pd vern9 rkf45 rkck rk4 msadams layers" -- "$cur")); return ;;
     --init)
       COMPREPLY=($(compgen -W "uniform gaussian orthonormal cap: hemisphere file:" -- "$cur")); return ;;
     --format)

@@ -365,6 +365,19 @@ static double now(void)
 size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
                      const char *glob, FILE *progress)
 {
+  return af_verify_run_each(rec, cap, c, glob, progress, NULL, NULL);
+}
+
+int af_verify_selects(const af_claim *cl, const af_vctx *c, const char *glob)
+{
+  return matches(cl, glob) && !(c->broken_only && !(cl->breaks & c->fault));
+}
+
+size_t af_verify_run_each(af_vrecord *rec, size_t cap, const af_vctx *c,
+                          const char *glob, FILE *progress,
+                          void (*done)(const af_vrecord *r, void *ctx),
+                          void *done_ctx)
+{
   const af_claim *all[512];
   size_t total = af_claims_all(all, 512), n = 0;
   /* Mutation testing (tests/mutants/run.sh --fast): stop after the first
@@ -394,6 +407,10 @@ size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
     r->seconds = now() - t0;
     r->expected = c->broken_only ? AF_V_FAIL : cl->expected;
     r->ok = r->res.status == r->expected;
+    if (progress)
+      fprintf(progress, "\r%40s\r", "");
+    if (done)
+      done(r, done_ctx);
     if (stop_first && !r->ok)
       break;
   }

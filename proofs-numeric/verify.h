@@ -212,4 +212,14 @@ size_t af_claims_all(const af_claim **out, size_t cap);
 size_t af_verify_run(af_vrecord *rec, size_t cap, const af_vctx *c,
                      const char *glob, FILE *progress);
 
+/* The claims af_verify_run would run, without running them: 1 if claim
+ * cl is selected by glob (and by --broken-only's fault, if set). */
+int af_verify_selects(const af_claim *cl, const af_vctx *c, const char *glob);
+/* af_verify_run calling done(record, ctx) as each claim finishes, so that
+ * its row can be written at once (NULL: none). */
+size_t af_verify_run_each(af_vrecord *rec, size_t cap, const af_vctx *c,
+                          const char *glob, FILE *progress,
+                          void (*done)(const af_vrecord *r, void *ctx),
+                          void *done_ctx);
+
 #endif

@@ -56,6 +56,19 @@ const char *af_strerror(int status);
 /* Symbolic name of a status code ("AF_EINVAL"), never NULL. */
 const char *af_status_name(int status);
 
+/* How errors reach the caller: every function returns an af_status code
+ * (or says in its contract how it reports one); the library never prints,
+ * exits or aborts.  GSL's error handler: around its own GSL calls
+ * (af_integrate, the T4.1 predictions of attnflow_theory.h) the library
+ * turns GSL's process-wide handler off, reads GSL's status codes and maps
+ * them to AF_E* codes, then restores the handler the caller had set
+ * (gsl_set_error_handler), so a host program's handler keeps being called
+ * for the host's own GSL errors, and never for the library's.  The
+ * handler is one global of GSL: while a call of the library is running
+ * (in any thread), a GSL error raised by another thread of the host is
+ * not reported to the host's handler.  Callbacks the library calls (output,
+ * progress, user schemes) run with the handler off. */
+
 /* Version string of the library, e.g. "0.1.0". */
 const char *af_version(void);
 /* Commit the library was built from ("unknown" outside a checkout). */

@@ -235,7 +235,6 @@ static int integrate_gsl(double *y, const af_model *m, const af_integ_opts *o,
   if (!fixed && (!(o->rtol >= 0) || !(o->atol >= 0) || !isfinite(o->rtol)
                  || !isfinite(o->atol) || (o->rtol == 0 && o->atol == 0)))
     return AF_EINVAL;
-  gsl_set_error_handler_off(); /* the library never aborts */
   size_t counted = 0; /* steps of drv->e->count already in st->steps */
   gsl_ctx c = {m, w, AF_OK, o, to->st, NULL, &counted, 0};
   gsl_odeiv2_system sys = {gsl_field, NULL, dim, &c};
@@ -332,8 +331,11 @@ int af_integrate(double *y, const double *times, size_t ntimes,
   integ_outputs to = {times, ntimes, out, ctx, st};
   if (o->method == AF_METHOD_LAYERS)
     rc = integrate_layers(y, m, o, w, &to);
-  else
+  else {
+    af_gsl_quiet_enter(); /* never abort; the caller's handler comes back */
     rc = integrate_gsl(y, m, o, w, &to);
+    af_gsl_quiet_leave();
+  }
   st->nevals = w->nevals - ev0;
   return rc;
 }

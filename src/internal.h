@@ -229,4 +229,10 @@ int af_open_data(FILE **f, const char *path, af_read_info *info);
  * safe: for a handler of SIGINT, SIGTERM, SIGHUP. */
 void af_tmp_cleanup(void);
 
+/* Around the library's own GSL calls (src/gsl_quiet.c): enter turns GSL's
+ * error handler off, the matching leave restores the caller's handler
+ * (nested and concurrent sections share one save). */
+void af_gsl_quiet_enter(void);
+void af_gsl_quiet_leave(void);
+
 #endif

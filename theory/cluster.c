@@ -38,6 +38,7 @@
 #include <config.h>
 
 #include "cluster.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -241,6 +242,7 @@ int af_cl_usa_solve(double *gamma, double *gap, const double *times,
   gsl_odeiv2_evolve *ev = gsl_odeiv2_evolve_alloc(1);
   int rc = (st && con && ev) ? AF_OK : AF_ENOMEM;
   double t = 0, u = 0, h = 1e-3;
+  af_gsl_quiet_enter(); /* statuses, not the caller's handler */
   for (size_t k = 0; k < ntimes && rc == AF_OK; k++) {
     unsigned long steps = 0;
     while (t < times[k] && rc == AF_OK) {
@@ -260,6 +262,7 @@ int af_cl_usa_solve(double *gamma, double *gap, const double *times,
     if (gap)
       gap[k] = exp(u);
   }
+  af_gsl_quiet_leave();
   if (ev)
     gsl_odeiv2_evolve_free(ev);
   if (con)

@@ -51,6 +51,7 @@
 #include <config.h>
 
 #include "t41_mp.h"
+#include "internal.h"
 
 #include <float.h>
 #include <math.h>
@@ -383,8 +384,10 @@ static int ode_advance(ode_run *o, double *t, double t1, double *y)
   while (*t < t1) {
     if (k++ >= o->max_steps)
       return AF_EMAXSTEPS;
+    af_gsl_quiet_enter(); /* statuses, not the caller's handler */
     int st = gsl_odeiv2_evolve_apply(o->ev, o->con, o->step, &o->sys, t, t1,
                                      &o->h, y);
+    af_gsl_quiet_leave();
     if (st == GSL_SUCCESS) {
       o->steps++;
       continue;
@@ -573,9 +576,11 @@ int af_t41_terminal_law(af_t41_terminal *law, af_scheme_id scheme)
 static double t41_I12(double w, double nm1, double b)
 {
   double x1 = b * (nm1 + 1.0 - nm1 * w) / nm1;
+  af_gsl_quiet_enter();
   double I1 = gsl_sf_expint_Ei(b) - gsl_sf_expint_Ei(b * w);
   double I2 = exp(b) * gsl_sf_expint_E1_scaled(b / nm1) -
               exp(b * w) * gsl_sf_expint_E1_scaled(x1);
+  af_gsl_quiet_leave();
   return I1 + I2;
 }
 
@@ -798,9 +803,11 @@ int af_t41_K_closed(double *K, size_t n, double beta)
    * invariant; as w -> 0, I1 + ln w -> Ei(b) - gamma_E - ln b (Ei(x) =
    * gamma_E + ln x + O(x)) and I2 -> e^b E1s(b/(n-1)) - E1s(b n/(n-1)). */
   double nm1 = (double) (n - 1), dn = (double) n;
+  af_gsl_quiet_enter();
   double lnK = gsl_sf_expint_Ei(beta) - M_EULER - log(beta) +
                exp(beta) * gsl_sf_expint_E1_scaled(beta / nm1) -
                gsl_sf_expint_E1_scaled(beta * dn / nm1) - log(dn);
+  af_gsl_quiet_leave();
   if (!(lnK / dn < GSL_LOG_DBL_MAX))
     return AF_EOVERFLOW;
   *K = exp(lnK / dn);

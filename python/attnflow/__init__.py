@@ -26,18 +26,38 @@ import numpy as np
 from . import _lib
 from ._lib import Error
 from . import theory
+from ._version import __version__
 
 __all__ = ["run", "verify", "read_csv", "Result", "UserScheme", "Error",
-           "theory", "schemes", "observables", "version"]
+           "theory", "schemes", "observables", "version", "convergence"]
+
+
+def __dir__():
+    """The public names only (not the modules the package imports)."""
+    return sorted(__all__ + ["__version__"])
 
 
 def version():
-    """Version of the loaded libattnflow, e.g. "0.1.0"."""
+    """Version of the loaded libattnflow.
+
+    Returns
+    -------
+    str
+        For example "0.1.0"; equal to ``attnflow.__version__`` when the
+        package and the library come from the same release.
+    """
     return _lib.lib.af_version().decode()
 
 
 def schemes():
-    """The built-in schemes: {name: (title, speed factor, radial rate)}."""
+    """The built-in normalization schemes.
+
+    Returns
+    -------
+    dict
+        ``{name: (title, speed factor, radial rate)}`` for post-ln, pre-ln,
+        mix-ln, peri-ln, ngpt and ln-scaling, as ``attnflow schemes``.
+    """
     out = {}
     for k in range(_lib.SCHEME_COUNT):
         row = _lib.lib.af_scheme_get(k).contents
@@ -47,17 +67,41 @@ def schemes():
 
 
 def observables():
-    """Names of every observable, the default columns first."""
+    """Names of every observable.
+
+    Returns
+    -------
+    list of str
+        The default columns of ``attnflow run`` first (t, cos_mean, ...),
+        then those given on request (gap_mean, gap_max).
+    """
     return [_lib.lib.af_obs_name(k).decode() for k in range(_lib.OBS_COUNT)]
 
 
 class UserScheme:
-    """A scheme of one's own: rates(t, r, c, a, alpha, tau) -> (s, rho),
-    the speed factor s > 0 and the radial rate rho of a token of radius r,
-    with c = <theta_j, A_j> and a = |A_j| (attnflow.h, AF_SCHEME_USER).
-    needs_anorm: the rates divide by a (tokens with |A_j| ~ 0 then fail).
-    Pass it as run(scheme=UserScheme(...)).  Python is called once per
-    token per evaluation: meant for small cases."""
+    """A normalization scheme of one's own (attnflow.h, AF_SCHEME_USER).
+
+    Parameters
+    ----------
+    name : str
+        Name recorded with the run.
+    rates : callable
+        ``rates(t, r, c, a, alpha, tau) -> (s, rho)``: the speed factor
+        s > 0 and the radial rate rho of a token of radius r, with
+        c = <theta_j, A_j> and a = |A_j|.
+    needs_anorm : bool, optional
+        The rates divide by a (tokens with |A_j| ~ 0 then fail).
+    moves_radius : bool, optional
+        rho may be non-zero.
+    speed_text, radial_text : str, optional
+        Formulas shown in listings.
+
+    Notes
+    -----
+    Pass it as ``run(scheme=UserScheme(...))``.  Python is called once per
+    token per evaluation: meant for small cases.  An exception raised by
+    `rates` is raised again by `run` after the integration stops.
+    """
 
     def __init__(self, name, rates, needs_anorm=False, moves_radius=True,
                  speed_text="", radial_text=""):
@@ -115,16 +159,31 @@ __all__.append("SchemeSpec")
 
 
 class Result(dict):
-    """Observables of a run, one NumPy array per name (r["t"],
-    r["cos_mean"], ...), in the order requested, and attributes:
-      state  the final state array y (af_state_size(n, d) = n*d + n:
-             theta_j row by row, then the radii r_j)
-      theta  the final theta_j (n x d; |theta_j| = 1 up to "drift")
-      r      the final radii (n)
-      x      the final tokens r_j theta_j / |theta_j| (n x d), what
-             'attnflow run --save-state' writes
-      stats  {"steps", "nevals", "t_reached"} of the integrator
-      params the keyword arguments of the run."""
+    """Observables of a run: one NumPy array per name, in the order
+    requested (``r["t"]``, ``r["cos_mean"]``, ...).
+
+    Attributes
+    ----------
+    trajectory : numpy.ndarray, shape (len(times), n, d)
+        The tokens x_j = r_j theta_j / |theta_j| at every output time.
+    radii : numpy.ndarray, shape (len(times), n)
+        The radii r_j at every output time.
+    table : numpy.ndarray, shape (len(times), number of observables)
+        The observables as one array, columns in the order of the keys.
+    state : numpy.ndarray, shape (n*d + n,)
+        The final state y (theta_j row by row, then the radii r_j).
+    theta : numpy.ndarray, shape (n, d)
+        The final theta_j (|theta_j| = 1 up to "drift").
+    r : numpy.ndarray, shape (n,)
+        The final radii.
+    x : numpy.ndarray, shape (n, d)
+        The final tokens r_j theta_j / |theta_j|, what
+        ``attnflow run --save-state`` writes.
+    stats : dict
+        ``{"steps", "nevals", "t_reached"}`` of the integrator.
+    params : dict
+        The keyword arguments of the run.
+    """
 
     def __repr__(self):
         return "Result(%s)" % ", ".join(
@@ -183,21 +242,61 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
         kernel="blas", t_end=None, times=None, method="rk8pd", h=None,
         rtol=None, atol=None, max_steps=None, observables=None,
         cluster_cos=0.9999, **command_only):
-    """Integrate one case, as 'attnflow run' (the options of
-    'attnflow run --help' as keywords, dashes become underscores).
+    """Integrate one case, as ``attnflow run``.
 
-    scheme   a name of 'attnflow schemes' (post-ln, pre-ln, mix-ln,
-             peri-ln, ngpt, ln-scaling), sa, usa, causal, or a UserScheme
-    init     a specification string (uniform, gaussian, orthonormal,
-             cap:DELTA, hemisphere, file:PATH) or an (n, d) array of tokens
-             x_j (theta_j = x_j / |x_j|, r_j = |x_j|, as file:PATH)
-    times    output times (default [0, t_end], t_end default 10)
-    weights  "identity", "kaiming" or a path (3d rows of d numbers)
-    observables  a list (or comma-separated string) of names; default the
-             first twelve of observables()
-    Returns a Result.  Invalid arguments raise ValueError (TypeError for
-    the MPFR and file options, which only the command has); a failed
-    integration raises attnflow.Error with the library's status."""
+    The keywords are the options of ``attnflow run --help`` (dashes become
+    underscores), with the same defaults; the numbers are bit-identical to
+    the command's.
+
+    Parameters
+    ----------
+    scheme : str or UserScheme
+        A name of ``attnflow schemes`` (post-ln, pre-ln, mix-ln, peri-ln,
+        ngpt, ln-scaling), sa, usa, causal, or a UserScheme.
+    n, d : int
+        Number of tokens and dimension.
+    beta : float
+        Inverse temperature of the attention.
+    init : str or array_like, optional
+        A specification (uniform, gaussian, orthonormal, cap:DELTA,
+        hemisphere, file:PATH) or an (n, d) array of tokens x_j
+        (theta_j = x_j / |x_j|, r_j = |x_j|, as file:PATH).
+    seed : int, optional
+        Seed of a random start and of Kaiming weights.
+    r0, alpha, alpha_decay, tau : float, optional
+        Initial radius, nGPT's step and its decay, Mix-LN's switch time.
+    attention : {"softmax", "usa", "causal"}, optional
+    weights : str, optional
+        "identity", "kaiming" or a path (3d rows of d numbers).
+    kernel : {"blas", "direct"}, optional
+    t_end : float, optional
+        Last time (default 10, or the last of `times`).
+    times : array_like, optional
+        Output times (default ``[0, t_end]``).
+    method : str, optional
+        rk8pd (default), rkf45, rk4, rkck, msadams, layers or vern9.
+    h, rtol, atol : float, optional
+        Fixed step, or the tolerances of the adaptive methods.
+    max_steps : int, optional
+    observables : list of str or str, optional
+        Names (a list or a comma-separated string); default the first
+        twelve of `observables()`.
+    cluster_cos : float, optional
+
+    Returns
+    -------
+    Result
+        One array per observable, and the trajectory (times x n x d).
+
+    Raises
+    ------
+    ValueError
+        An invalid argument (the command's limits).
+    TypeError
+        An option of the MPFR path or of files, which only the command has.
+    attnflow.Error
+        A failed integration, with the library's status.
+    """
     for k in command_only:
         if k in _COMMAND_ONLY:
             raise TypeError("run(): %s= is an option of %s, which only the "
@@ -318,6 +417,7 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
                                            ", line %d" % line.value if line.value else ""))
 
         rows = np.empty((times.size, len(obs)))
+        traj = np.empty((times.size, y.size))  # the state at each time
         buf = np.empty(_lib.OBS_COUNT)
         bp = buf.ctypes.data_as(_lib.DP)
         state = {"calls": 0, "status": 0}
@@ -331,6 +431,7 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
             if rc != 0:
                 return rc
             rows[k] = buf[obs]
+            traj[k] = np.ctypeslib.as_array(yy, shape=(y.size,))
             return 0
 
         cb = _lib.OUTPUT_FN(out)
@@ -359,6 +460,11 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
     res.theta = y[:n * d].reshape(n, d)
     res.r = y[n * d:]
     res.x = res.r[:, None] * (res.theta / np.sqrt(np.sum(res.theta ** 2, axis=1))[:, None])
+    th = traj[:, :n * d].reshape(times.size, n, d)
+    res.radii = traj[:, n * d:].copy()
+    res.trajectory = res.radii[:, :, None] * (
+        th / np.sqrt(np.sum(th ** 2, axis=2))[:, :, None])
+    res.table = rows.copy()
     res.stats = {"steps": stats.steps, "nevals": stats.nevals,
                  "t_reached": stats.t_reached}
     res.params = params
@@ -382,19 +488,42 @@ def _program():
         p = os.path.join(d, "bin", "attnflow")
         if os.path.exists(p):
             return p
+    for bindir in _lib.pkgconfig_variable("bindir"):
+        p = os.path.join(bindir, "attnflow")
+        if os.path.exists(p):
+            return p
     return "attnflow"
 
 
 def verify(level="quick", claim=None, inject_fault=None, broken_only=False,
            tolerances=None):
-    """Run 'attnflow verify' and return its JSON report as a dict (schema
-    verify.schema.json, docs/formats.md): "version", "commit", "level",
-    "fault", "provenance", and "claims", a list of {"id", "scheme",
-    "status", "expected", "measured", "predicted", "tolerance", "margin",
-    "seconds", "tolerance_key", "note"}; a claim holds when status ==
-    expected.  The report also gets "exit_status", the command's (0 when
-    every claim has its expected outcome).  A usage error (exit status 2)
-    or a report not written raises RuntimeError."""
+    """Run ``attnflow verify`` and return its JSON report.
+
+    Parameters
+    ----------
+    level : {"quick", "full"}, optional
+    claim : str, optional
+        Shell pattern of claim IDs (``--claim``).
+    inject_fault : {"speed", "radial", "attention"}, optional
+    broken_only : bool, optional
+    tolerances : str, optional
+        Path of another tolerance table.
+
+    Returns
+    -------
+    dict
+        The report (schema verify.schema.json, docs/formats.md):
+        "version", "commit", "level", "fault", "provenance", and "claims",
+        a list of {"id", "scheme", "status", "expected", "measured",
+        "predicted", "tolerance", "margin", "seconds", "tolerance_key",
+        "note"}; a claim holds when status == expected.  "exit_status" is
+        the command's (0 when every claim has its expected outcome).
+
+    Raises
+    ------
+    RuntimeError
+        A usage error (exit status 2) or a report not written.
+    """
     args = [_program(), "verify", "--level", level]
     if claim is not None:
         args += ["--claim", claim]
@@ -418,11 +547,21 @@ def verify(level="quick", claim=None, inject_fault=None, broken_only=False,
 
 
 def read_csv(path):
-    """Read a CSV file of 'attnflow run' (or 'attnflow figure'): a dict of
-    one NumPy array per column, and the provenance ('# key: value' lines)
-    as the dict's attribute .provenance.  The same as
-    numpy.genfromtxt((l for l in open(path) if l[0] != "#"), delimiter=",",
-    names=True) column by column (docs/formats.md)."""
+    """Read a CSV file of ``attnflow run`` (or ``attnflow figure``).
+
+    Parameters
+    ----------
+    path : str
+        The file.
+
+    Returns
+    -------
+    Result
+        One NumPy array per column; the provenance ("# key: value" lines)
+        as the attribute ``.provenance`` (a dict).  The same numbers as
+        ``numpy.genfromtxt((l for l in open(path) if l[0] != "#"),
+        delimiter=",", names=True)`` column by column (docs/formats.md).
+    """
     prov = {}
     with open(path) as f:
         lines = []
@@ -441,3 +580,98 @@ def read_csv(path):
     res = Result((nm, data[:, i].copy()) for i, nm in enumerate(names))
     res.provenance = prov
     return res
+
+
+def convergence(scheme, n, d, beta, t_end=10.0, methods=None, steps=None,
+                tols=None, ref_tol=None, ref_precision=None, reps=None,
+                plot=None, **case):
+    """Observed orders and work-precision of the integrators on one case,
+    as ``attnflow convergence`` (after DiffEqDevTools' test_convergence
+    and WorkPrecisionSet).
+
+    Parameters
+    ----------
+    scheme : str
+        A name of ``attnflow schemes`` (or sa, usa, causal).
+    n, d : int
+    beta : float
+    t_end : float, optional
+        The time whose state is compared with the MPFR reference.
+    methods : list of str, optional
+        Default every method: rk8pd, vern9, rkf45, rkck, rk4, msadams,
+        layers.
+    steps : list of int, optional
+        Numbers N of fixed steps h = t_end / N.
+    tols : list of float, optional
+        Tolerances rtol = atol of the adaptive runs.
+    ref_tol, ref_precision : optional
+        Tolerance and bits of the reference (mp-gbs, checked by mp-gauss).
+    reps : int, optional
+        CPU time: the least of `reps` repetitions.
+    plot : str, optional
+        Prefix of the diagram (PREFIX.gp, and with gnuplot PREFIX.png and
+        PREFIX.svg).
+    **case
+        Other options of the case, as in `run` (init, seed, r0, alpha,
+        alpha_decay, tau, attention, kernel, weights).
+
+    Returns
+    -------
+    dict
+        "rows": a dict of NumPy arrays, one per column (method as an
+        array of str; fixed, N, h, tol, steps, nevals, time, err, order);
+        "orders": {method: median observed order}; "provenance": a dict.
+
+    Raises
+    ------
+    RuntimeError
+        The command failed (its message).
+    """
+    args = [_program(), "convergence", "--scheme", str(scheme), "--n",
+            str(int(n)), "--d", str(int(d)), "--beta", repr(float(beta)),
+            "--t-end", repr(float(t_end))]
+
+    def lst(v):
+        return ",".join(repr(float(x)) if not isinstance(x, str) else x
+                        for x in v)
+    if methods is not None:
+        args += ["--methods", methods if isinstance(methods, str)
+                 else ",".join(methods)]
+    if steps is not None:
+        args += ["--steps", ",".join(str(int(x)) for x in steps)]
+    if tols is not None:
+        args += ["--tols", lst(tols)]
+    for name, v in (("ref-tol", ref_tol), ("ref-precision", ref_precision),
+                    ("reps", reps)):
+        if v is not None:
+            args += ["--" + name, str(v)]
+    for k, v in case.items():
+        args += ["--" + k.replace("_", "-"), str(v)]
+    with tempfile.TemporaryDirectory(prefix="attnflow-convergence-") as tdir:
+        path = os.path.join(tdir, "convergence.csv")
+        args += ["--out", path]
+        if plot is not None:
+            args += ["--plot", os.path.abspath(plot)]
+        p = subprocess.run(args, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, universal_newlines=True)
+        if p.returncode != 0:
+            raise RuntimeError("attnflow convergence failed (exit status %d): "
+                               "%s" % (p.returncode, p.stderr.strip()))
+        prov, body = {}, []
+        with open(path) as f:
+            for line in f:
+                if line.startswith("#"):
+                    key, sep, val = line[1:].strip().partition(":")
+                    if sep:
+                        prov[key.strip()] = val.strip()
+                elif line.strip():
+                    body.append(line.strip().split(","))
+    names = body[0]
+    cols = {}
+    for i, nm in enumerate(names):
+        vals = [r[i] for r in body[1:]]
+        cols[nm] = np.array(vals) if nm == "method" else \
+            np.array([float(v) for v in vals])
+    orders = {k[len("order_"):]: float(v.split()[0])
+              for k, v in prov.items() if k.startswith("order_")}
+    return {"rows": cols, "orders": orders, "provenance": prov}

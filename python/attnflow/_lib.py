@@ -6,7 +6,12 @@ The library is looked for, first match wins:
   2. the libdir configure recorded in _config.py at installation;
   3. beside a moved installation: lib/ in the directories above this
      package (<prefix>/lib/pythonX.Y/site-packages/attnflow);
-  4. the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache).
+  4. pkg-config's libdir of attnflow.pc (as installed, then relative to
+     the .pc file found: --define-prefix), for a package installed by pip
+     apart from the library (pip install ./python into a virtual
+     environment; PKG_CONFIG_PATH names a prefix pkg-config does not
+     search);
+  5. the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache).
 The structures mirror src/attnflow.h and theory/theory.h (installed as
 attnflow_theory.h) field by field; the package's tests compare runs with
 the attnflow command bit for bit, which a mismatch would break.
@@ -14,6 +19,7 @@ the attnflow command bit for bit, which a mismatch would break.
 
 import ctypes
 import os
+import subprocess
 from ctypes import (CFUNCTYPE, POINTER, Structure, c_char_p, c_double, c_int,
                     c_size_t, c_uint, c_ulong, c_void_p)
 
@@ -23,6 +29,26 @@ try:
     from . import _config
 except ImportError:  # the source tree: no installation paths
     _config = None
+
+
+def pkgconfig_variable(name):
+    """The variable `name` of attnflow.pc as pkg-config reports it, then
+    with --define-prefix (relative to where the .pc file is); [] if
+    pkg-config or attnflow.pc is missing."""
+    out = []
+    for extra in ([], ["--define-prefix"]):
+        try:
+            p = subprocess.run(["pkg-config"] + extra + ["--variable=" + name,
+                                                         "attnflow"],
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL,
+                               universal_newlines=True, timeout=10)
+        except (OSError, subprocess.SubprocessError):
+            return out
+        v = p.stdout.strip()
+        if p.returncode == 0 and v and v not in out:
+            out.append(v)
+    return out
 
 
 def _candidates():
@@ -37,6 +63,8 @@ def _candidates():
         d = os.path.dirname(d)
         yield os.path.join(d, "lib", SONAME)
         yield os.path.join(d, SONAME)
+    for libdir in pkgconfig_variable("libdir"):
+        yield os.path.join(libdir, SONAME)
     yield SONAME
 
 
@@ -50,8 +78,10 @@ def _load():
             return ctypes.CDLL(path), path
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
-    raise ImportError("attnflow: cannot load %s; tried: %s (set ATTNFLOW_LIBRARY "
-                      "to its path)" % (SONAME, ", ".join(tried)))
+    raise ImportError("attnflow: cannot load %s; tried: %s (install the C "
+                      "library first, make install; then set PKG_CONFIG_PATH "
+                      "to its lib/pkgconfig, or ATTNFLOW_LIBRARY to the file)"
+                      % (SONAME, ", ".join(tried)))
 
 
 lib, path = _load()

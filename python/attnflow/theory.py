@@ -22,6 +22,11 @@ __all__ = ["solve", "gamma", "initial_velocity", "terminal_law",
            "K", "K_closed", "Z", "F", "c", "a"]
 
 
+def __dir__():
+    """The public names only."""
+    return sorted(__all__)
+
+
 def _scheme_id(scheme):
     sid = _lib.c_int(0)
     if _lib.lib.af_scheme_lookup(sid, scheme.encode()) != 0:
@@ -48,12 +53,27 @@ def _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol):
 
 def solve(times, n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
           alpha_decay=0.0, tau=1.0, rtol=None, atol=None):
-    """gamma(t), the gap 1 - gamma(t) (to full relative accuracy, also far
-    below the resolution of gamma) and r(t) at the times (finite, >= 0,
-    non-decreasing), from gamma(0) = 0, r(0) = r0: a dict of three arrays.
-    rtol, atol: the integrator's (default 1e-14, 1e-16).  scheme: a name,
-    or a UserScheme / SchemeSpec (T4.1 holds for any per-token rates; a
-    spec that reads tau switches there like Mix-LN)."""
+    """Solve the scalar ODEs of T4.1 from gamma(0) = 0, r(0) = r0.
+
+    Parameters
+    ----------
+    times : array_like
+        Finite, >= 0, non-decreasing.
+    n : int
+    beta : float
+    scheme : str, UserScheme or SchemeSpec, optional
+        A name, or a scheme of one's own (T4.1 holds for any per-token
+        rates; a spec that reads tau switches there like Mix-LN).
+    r0, alpha, alpha_decay, tau : float, optional
+    rtol, atol : float, optional
+        The integrator's (default 1e-14, 1e-16).
+
+    Returns
+    -------
+    dict
+        "t", "gamma", "gap" (1 - gamma to full relative accuracy, also far
+        below the resolution of gamma) and "r": NumPy arrays.
+    """
     t, tp = _lib.as_doubles(np.ravel(times))
     p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol)
     g, gp = _lib.as_doubles(np.empty(t.size))
@@ -64,14 +84,25 @@ def solve(times, n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
 
 
 def gamma(times, n, beta, scheme="post-ln", **kw):
-    """gamma(t) at the times (solve(...)["gamma"])."""
+    """gamma(t) at the times.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``solve(times, n, beta, scheme, **kw)["gamma"]``.
+    """
     return solve(times, n, beta, scheme, **kw)["gamma"]
 
 
 def initial_velocity(n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
                      alpha_decay=0.0, tau=1.0):
-    """d gamma/dt at t = 0+ from the closed forms of T4.1a (a UserScheme
-    or SchemeSpec: F(gamma0) / s from its rates)."""
+    """d gamma/dt at t = 0+ from the closed forms of T4.1a (a UserScheme or SchemeSpec:
+    F(gamma0) / s from its rates).
+
+    Returns
+    -------
+    float
+    """
     p = _params(n, beta, scheme, r0, alpha, alpha_decay, tau, None, None)
     v = _lib.c_double()
     _lib.check(_lib.lib.af_t41_initial_velocity(_lib.ctypes.byref(v), p),
@@ -80,8 +111,14 @@ def initial_velocity(n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
 
 
 def terminal_law(scheme):
-    """T4.1b: how 1 - gamma decays as t -> infinity: {"form", "exponent",
-    "text"} (form: exp, power, exp-sqrt, exp-int-alpha)."""
+    """T4.1b: how 1 - gamma decays as t -> infinity.
+
+    Returns
+    -------
+    dict
+        {"form", "exponent", "text"}; form is exp, power, exp-sqrt or
+        exp-int-alpha.
+    """
     law = _lib.T41Terminal()
     _lib.check(_lib.lib.af_t41_terminal_law(law, _scheme_id(scheme)),
                "af_t41_terminal_law")
