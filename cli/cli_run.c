@@ -627,6 +627,10 @@ static int af_run_parse_rest(af_run_cfg *c) {
                  c->checkpoint);
     return AF_EXIT_USAGE;
   }
+  if (!af_out_target_check("--out", c->out, NULL) ||
+      (c->save_state && !af_out_target_check("--save-state", c->save_state, NULL)) ||
+      (c->checkpoint && !af_out_target_check("--checkpoint", c->checkpoint, NULL)))
+    return AF_EXIT_USAGE;
   c->cluster_cos = 0.9999;
   if (a[O_CLUSTER_COS] && !af_run_range(&c->cluster_cos, O_CLUSTER_COS,
                                         a[O_CLUSTER_COS], -1, 0, 1))

@@ -515,6 +515,9 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
                  "it)");
     return AF_EXIT_USAGE;
   }
+  if (!af_out_target_check("sweep: --out", g->out,
+                           "a sweep keeps its journal beside its output"))
+    return AF_EXIT_USAGE;
   g->progress = own[S_PROGRESS] != NULL;
   g->nthreads = 0;
   if (own[S_THREADS]) {

@@ -210,6 +210,112 @@ else
   skip "full-disk cases" "no /dev/full"
 fi
 
+# ------------------------------------------------------------ descriptors
+# A path that names one of our descriptors is written through it: the
+# lines the shell appended there before stay (nothing is replaced).
+for opt in "--out" "--save-state" "--checkpoint"; do
+  for path in /dev/stderr /dev/fd/2 /proc/self/fd/2; do
+    [ -e "$path" ] || { skip "$opt $path 2>> log" "no $path"; continue; }
+    echo "earlier line" >"$tmp/dlog"
+    case $opt in
+      --out) args="$B --out $path" ;;
+      --save-state) args="$B --out $tmp/d.csv --save-state $path" ;;
+      --checkpoint) args="$CK --out $tmp/d.csv --checkpoint $path" ;;
+    esac
+    # shellcheck disable=SC2086
+    if "$AF" $args 2>>"$tmp/dlog" >/dev/null &&
+      [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ] &&
+      [ "$(wc -l <"$tmp/dlog")" -gt 1 ]; then
+      ok "$opt $path 2>> log keeps the log's earlier lines"
+    else
+      notok "$opt $path 2>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+    fi
+  done
+done
+echo "earlier line" >"$tmp/dlog"
+if "$AF" $B --out /dev/fd/3 3>>"$tmp/dlog" 2>"$tmp/stderr" &&
+  [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ] &&
+  [ "$(grep -c "^[0-9]" "$tmp/dlog")" -eq 2 ]; then
+  ok "--out /dev/fd/3 3>> log appends the result"
+else
+  notok "--out /dev/fd/3 3>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+fi
+echo "earlier line" >"$tmp/dlog"
+if "$AF" figure c2 --quick --out /dev/stderr 2>>"$tmp/dlog" &&
+  [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ]; then
+  ok "figure --out /dev/stderr 2>> log keeps the log"
+else
+  notok "figure --out /dev/stderr 2>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+fi
+hostile "--out /dev/stdin: a descriptor open only for reading" 2 \
+  "names descriptor 0, which is open only for reading" $B --out /dev/stdin
+hostile "--out /dev/fd/9: a descriptor not open" 2 \
+  "names descriptor 9, which is not open" $B --out /dev/fd/9
+hostile "--out /proc/1/fd/1: another process's descriptor" 2 \
+  "is a descriptor of another process" $B --out /proc/1/fd/1
+hostile "--save-state: a directory" 2 "is a directory" \
+  $B --out "$out/r.csv" --save-state "$tmp"
+SW="sweep --scheme post-ln --n 4 --d 3 --beta 1 --t-end 1 --seeds 1-2"
+for path in /dev/full /dev/null /dev/stderr; do
+  [ -e "$path" ] || continue
+  [ -e "$path.journal" ] && : >"$tmp/had.$(basename "$path")"
+  hostile "sweep --out $path: no journal beside a device" 2 \
+    "is not a regular file" $SW --out "$path"
+  if [ -e "$path.journal" ] && [ ! -e "$tmp/had.$(basename "$path")" ]; then
+    notok "sweep --out $path" "left $path.journal"
+  fi
+done
+mkfifo "$tmp/fifo" 2>/dev/null && {
+  cat "$tmp/fifo" >"$tmp/fifo.out" &
+  cpid=$!
+  if "$AF" $B --out "$tmp/fifo" 2>"$tmp/stderr" && wait "$cpid" &&
+    [ -p "$tmp/fifo" ] && [ "$(rows "$tmp/fifo.out" | wc -l)" -eq 2 ]; then
+    ok "--out FIFO is written in place (the pipe stays a pipe)"
+  else
+    notok "--out FIFO" "$(cat "$tmp/stderr")"
+  fi
+}
+
+# ------------------------------------------------------------ leftovers
+# A temporary file of a killed writer (SIGKILL: no handler runs) is
+# removed by the next write to the same target; a name not of our
+# pattern, and one a live writer holds (flock), are left alone.
+: >"$tmp/k.csv.tmpAb3xZ9"
+: >"$tmp/k.csv.tmpAb3xZ"
+: >"$tmp/k.csv.tmpLIVE01"
+touch -d '2000-01-01' "$tmp/k.csv.tmpAb3xZ9" "$tmp/k.csv.tmpAb3xZ" \
+  "$tmp/k.csv.tmpLIVE01"
+if command -v flock >/dev/null 2>&1; then
+  flock "$tmp/k.csv.tmpLIVE01" sleep 30 &
+  lpid=$!
+  sleep 0.3
+else
+  lpid=
+fi
+if "$AF" $B --out "$tmp/k.csv" 2>"$tmp/stderr" &&
+  [ ! -e "$tmp/k.csv.tmpAb3xZ9" ] && [ -e "$tmp/k.csv.tmpAb3xZ" ] &&
+  { [ -z "$lpid" ] || [ -e "$tmp/k.csv.tmpLIVE01" ]; }; then
+  ok "a killed run's temporary file is removed by the next run on the target"
+else
+  notok "stale temporary files" "$(ls "$tmp" | grep tmp | tr '\n' ' ')"
+fi
+[ -n "$lpid" ] && kill "$lpid" 2>/dev/null && wait "$lpid" 2>/dev/null
+rm -f "$tmp"/k.csv*
+
+# ------------------------------------------------------------ messages
+# Values echoed in messages: control bytes and invalid UTF-8 escaped, a
+# huge argument cut (one line, bounded).
+hostile "ESC, newline and a bad byte are escaped" 2 'a\x1B[31mred\x0Ab\xFF' \
+  $B --scheme "$(printf 'a\033[31mred\nb\377')"
+big=$(head -c 120000 /dev/zero | tr '\0' x)
+hostile "a 120 kB argument is cut in the message" 2 "bytes left out" \
+  run --scheme "$big" --n 4 --d 3 --beta 1
+if [ "$(wc -c <"$tmp/stderr")" -lt 1200 ]; then
+  ok "the message of a 120 kB argument stays under 1200 bytes"
+else
+  notok "a 120 kB argument" "$(wc -c <"$tmp/stderr") bytes of message"
+fi
+
 # ------------------------------------------------------------ signals
 # A run long enough to be killed (fixed steps: ~10^6 of them); the
 # temporary file beside --out must be gone and --out never created.
