@@ -88,7 +88,7 @@ static const struct {
 /* Most runs in one grid: run numbers travel between ranks as doubles
  * and as C ints, and 2^31 - 1 runs of one row each already need 16 GiB
  * on rank 0. */
-#define AF_SWEEP_MAX_RUNS 2147483647UL
+/* AF_SWEEP_MAX_RUNS: attnflow_limits.h */
 
 static void af_sweep_help(void) {
   printf(
@@ -523,8 +523,9 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
   if (own[S_THREADS]) {
     unsigned long t;
     if (!af_cli_ulong(&t, "threads", own[S_THREADS])) return AF_EXIT_USAGE;
-    if (t < 1 || t > 4096) {
-      af_cli_error("--threads must be in [1, 4096] (got %s)", own[S_THREADS]);
+    if (t < 1 || t > AF_THREADS_MAX) {
+      af_cli_error("--threads must be in [1, %d] (got %s)", AF_THREADS_MAX,
+                   own[S_THREADS]);
       return AF_EXIT_USAGE;
     }
     g->nthreads = (int)t;

@@ -145,8 +145,11 @@ int af_work_set_kernel(af_work *w, af_kernel k)
   return AF_OK;
 }
 
-af_kernel af_work_kernel(const af_work *w) { return w->kernel; }
-unsigned long af_work_nevals(const af_work *w) { return w->nevals; }
+af_kernel af_work_kernel(const af_work *w)
+{
+  return w ? w->kernel : AF_KERNEL_BLAS;
+}
+unsigned long af_work_nevals(const af_work *w) { return w ? w->nevals : 0; }
 
 size_t af_state_size(size_t n, size_t d)
 {
@@ -325,7 +328,7 @@ static int attention_fill(af_work *w, double t, const double *y,
 int af_attention(double *A, double *pt, double *c, double *a, double t,
                  const double *y, const af_model *m, af_work *w)
 {
-  if (w == NULL || y == NULL)
+  if (w == NULL || y == NULL || isnan(t))
     return AF_EINVAL;
   int rc = attention_fill(w, t, y, m, NULL);
   if (rc != AF_OK)
@@ -394,7 +397,7 @@ static int rates_fill(double *s, double *rho, double t, const double *y,
 int af_speeds(double *s, double *rho, double t, const double *y,
               const af_model *m, af_work *w)
 {
-  if (w == NULL || y == NULL)
+  if (w == NULL || y == NULL || isnan(t))
     return AF_EINVAL;
   int rc = attention_fill(w, t, y, m, NULL);
   if (rc != AF_OK)
@@ -466,7 +469,7 @@ static void dy_rows(void *vc, size_t j0, size_t j1)
 int af_rhs(double *dy, double t, const double *y, const af_model *m,
            af_work *w)
 {
-  if (w == NULL || y == NULL || dy == NULL)
+  if (w == NULL || y == NULL || dy == NULL || isnan(t))
     return AF_EINVAL;
   int soa;
   int rc = attention_fill(w, t, y, m, &soa);

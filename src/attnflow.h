@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "attnflow_limits.h" /* the ranges of every entry point */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -527,6 +529,13 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
  * temporary file is removed and path is untouched. path "-" = stdout. */
 typedef int (*af_writer_fn)(FILE *f, void *ctx);
 int af_write_atomic(const char *path, af_writer_fn writer, void *ctx);
+
+/* AF_OK if the options lie in the ranges of attnflow_limits.h (method
+ * known, rtol in [AF_RTOL_MIN, AF_RTOL_MAX) or 0 (absolute control
+ * alone, which the command does not offer), atol in (0, AF_ATOL_MAX],
+ * h finite and >= 0, and > 0 for a fixed-step method); AF_EINVAL
+ * otherwise.  af_integrate, af_sweep_pairs and af_sweep_observe call it. */
+int af_integ_opts_check(const af_integ_opts *o);
 
 #ifdef __cplusplus
 }

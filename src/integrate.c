@@ -62,6 +62,8 @@ int af_method_fixed(af_method m)
 
 void af_integ_opts_init(af_integ_opts *o)
 {
+  if (o == NULL)
+    return;
   memset(o, 0, sizeof *o);
   o->method = AF_METHOD_RK8PD;
   o->rtol = 1e-10;
@@ -69,6 +71,22 @@ void af_integ_opts_init(af_integ_opts *o)
   o->h = 0.01;
   o->max_steps = 0;
   o->fixed = 0;
+}
+
+int af_integ_opts_check(const af_integ_opts *o)
+{
+  if (o == NULL || (int) o->method < 0 || o->method >= AF_METHOD_COUNT)
+    return AF_EINVAL;
+  int fixed = o->fixed || af_methods[o->method].fixed;
+  if (!(isfinite(o->h) && o->h >= 0) || (fixed && !(o->h > 0)))
+    return AF_EINVAL;
+  /* rtol 0 (absolute control alone) is the library's one extension of
+   * the command's range. */
+  if (!fixed && !((o->rtol == 0 || (o->rtol >= AF_RTOL_MIN
+                                    && o->rtol < AF_RTOL_MAX))
+                  && o->atol > 0 && o->atol <= AF_ATOL_MAX))
+    return AF_EINVAL;
+  return AF_OK;
 }
 
 static const gsl_odeiv2_step_type *gsl_type(af_method m)
@@ -319,7 +337,7 @@ int af_integrate(double *y, const double *times, size_t ntimes,
   int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)
     return rc;
-  if ((int) o->method < 0 || o->method >= AF_METHOD_COUNT)
+  if (af_integ_opts_check(o) != AF_OK)
     return AF_EINVAL;
   rc = check_times(times, ntimes);
   if (rc != AF_OK)

@@ -166,8 +166,9 @@ int af_name_index(const char *name, const char *const *names, size_t count,
 #define AF_DEFINE_LOOKUP(lookup_fn, type, table, count, member)               \
   int lookup_fn(type *v, const char *name)                                    \
   {                                                                           \
-    int k = af_name_index(name, &(table)[0] member, (count),                  \
-                          sizeof (table)[0]);                                 \
+    int k = v == NULL ? -1                                                    \
+                      : af_name_index(name, &(table)[0] member, (count),      \
+                                      sizeof (table)[0]);                     \
     if (k < 0)                                                                \
       return AF_EINVAL;                                                       \
     *v = (type) k;                                                            \
