@@ -44,7 +44,8 @@ extern "C" {
   X(AF_ENOPROGRESS, "integrator step size underflow: no progress")             \
   X(AF_EGSL, "integrator failure")                                             \
   X(AF_EOVERFLOW, "overflow in exp: beta too large for unnormalized attention") \
-  X(AF_ESPEED, "speed factor not positive: a token's radius reached zero")
+  X(AF_ESPEED, "speed factor not positive: a token's radius reached zero") \
+  X(AF_ECANCELED, "stopped on request (af_interrupt)")
 
 typedef enum {
 #define AF_X_ENUM(code, msg) code,
@@ -536,6 +537,13 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx);
  * h finite and >= 0, and > 0 for a fixed-step method); AF_EINVAL
  * otherwise.  af_integrate, af_sweep_pairs and af_sweep_observe call it. */
 int af_integ_opts_check(const af_integ_opts *o);
+
+/* Stop every run of this process: af_interrupt(1) makes af_integrate,
+ * af_mp_integrate and the sweeps return AF_ECANCELED at their next right-
+ * hand side or step (async-signal-safe: a SIGINT handler may call it);
+ * af_interrupt(0) clears the request.  af_interrupted: the request. */
+void af_interrupt(int on);
+int af_interrupted(void);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
  * no step straddles a jump (theorems.md S0: a straddling step loses the order).
  */
 #include <float.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,13 @@ void af_integ_opts_init(af_integ_opts *o)
   o->fixed = 0;
 }
 
+/* The stop request of af_interrupt (attnflow.h). */
+static volatile sig_atomic_t af_stop_request;
+
+void af_interrupt(int on) { af_stop_request = on != 0; }
+
+int af_interrupted(void) { return af_stop_request != 0; }
+
 int af_integ_opts_check(const af_integ_opts *o)
 {
   if (o == NULL || (int) o->method < 0 || o->method >= AF_METHOD_COUNT)
@@ -120,7 +128,7 @@ static int gsl_field(double t, const double y[], double dydt[], void *params)
   if (c->o->progress && c->e && (++c->calls & 255) == 0)
     c->o->progress(t, c->st->steps + (c->e->count - *c->counted),
                    c->o->progress_ctx);
-  int rc = af_rhs(dydt, t, y, c->m, c->w);
+  int rc = af_stop_request ? AF_ECANCELED : af_rhs(dydt, t, y, c->m, c->w);
   if (rc != AF_OK) {
     c->status = rc;
     return GSL_EBADFUNC; /* aborts the step; t and y are restored */
@@ -222,6 +230,8 @@ static int integrate_layers(double *y, const af_model *m,
     while (layer < target) {
       if (taken++ >= nmax)
         return AF_EMAXSTEPS;
+      if (af_stop_request)
+        return AF_ECANCELED;
       int rc = af_layer_step(y, y, layer, h, m, w);
       if (rc != AF_OK)
         return rc;

@@ -795,6 +795,10 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       rc = AF_EMAXSTEPS;
       break;
     }
+    if (af_interrupted()) {
+      rc = AF_ECANCELED;
+      break;
+    }
     mpfr_sub(rem, tend, t, RND);
     int last = 0;
     if (*hd >= mpfr_get_d(rem, RND)) {
