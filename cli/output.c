@@ -1,6 +1,5 @@
 /* output.c -- provenance, CSV and JSON writers of the attnflow command,
  * and the progress line of long runs.  Contracts in output.h. */
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -9,8 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "internal.h"
 #include "output.h"
 
 /* ---------------------------------------------------------------- prov */
@@ -390,44 +387,4 @@ void af_out_message(FILE *f, const char *prefix, const char *msg) {
     af_out_escaped(f, s + b, n - b);
   }
   fputc('\n', f);
-}
-
-/* ---------------------------------------------------------------- targets */
-
-int af_out_target_check(const char *what, const char *path, const char *regular) {
-  long pid;
-  int fd;
-  switch (af_write_target(path)) {
-  case AF_TARGET_FOREIGN:
-    af_cli_error("%s '%s' is a descriptor of another process: give the path "
-                 "of a file", what, path);
-    return 0;
-  case AF_TARGET_FD:
-    if (regular != NULL) break;
-    if (strcmp(path, "-") != 0 && af_path_descriptor(path, &pid, &fd)) {
-      int fl = fcntl(fd, F_GETFL);
-      if (fl < 0) {
-        af_cli_error("%s '%s' names descriptor %d, which is not open", what,
-                     path, fd);
-        return 0;
-      }
-      if ((fl & O_ACCMODE) == O_RDONLY) {
-        af_cli_error("%s '%s' names descriptor %d, which is open only for "
-                     "reading", what, path, fd);
-        return 0;
-      }
-    }
-    return 1;
-  case AF_TARGET_SPECIAL:
-    if (regular != NULL) break;
-    return 1;
-  case AF_TARGET_DIR:
-    af_cli_error("%s '%s' is a directory, not a file", what, path);
-    return 0;
-  default:
-    return 1;
-  }
-  af_cli_error("%s '%s' is not a regular file (a descriptor, device, pipe "
-               "or terminal): %s", what, path, regular);
-  return 0;
 }

@@ -300,12 +300,14 @@ int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
   int rc = af_model_validate(&s->model);
   if (rc != AF_OK)
     return rc;
+  /* Sizes first: a grid whose run count wraps is refused before its
+   * arrays are read. */
+  const size_t nruns = s->nbeta * s->nsys;
+  if (nruns / s->nsys != s->nbeta || nruns > SIZE_MAX / sizeof(int))
+    return AF_EINVAL;
   for (size_t b = 0; b < s->nbeta; b++)
     if (!isfinite(s->betas[b]) || s->betas[b] < 0)
       return AF_EINVAL;
-  const size_t nruns = s->nbeta * s->nsys;
-  if (nruns / s->nsys != s->nbeta)
-    return AF_EINVAL;
   int *st = status ? status : malloc(nruns * sizeof *st);
   if (st == NULL)
     return AF_ENOMEM;

@@ -170,6 +170,54 @@ if "$AF" $CK --resume "$in/ck" --out "$tmp/re.csv" 2>"$tmp/stderr" &&
 else
   notok "the intact checkpoint resumes" "$(cat "$tmp/stderr")"
 fi
+# Plausibility after integrity: a state changed and its checksum
+# recomputed (what a program writing checkpoints by hand could do) is
+# checked against the run's invariants before any step.
+# recheck KEY INDEX VALUE OUT: line INDEX (1-based) of those starting
+# with "KEY " set to "KEY VALUE", the FNV-1a 64 checksum recomputed.
+recheck() {
+  python3 - "$in/ck" "$@" <<'PY'
+import sys
+src, key, idx, val, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+lines = open(src, "rb").read().split(b"\n")[:-2]  # without checksum, ''
+k = 0
+for i, l in enumerate(lines):
+    if l.startswith(key.encode() + b" "):
+        k += 1
+        if k == idx:
+            lines[i] = (key + " " + val).encode()
+body = b"".join(l + b"\n" for l in lines)
+h = 0xcbf29ce484222325
+for b in body:
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+open(out, "wb").write(body + b"checksum fnv1a64 %016x\n" % h)
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+  recheck y 1 "$(sed -n 's/^y //p' "$in/ck" | head -n 1)" "$in/ck.same"
+  if "$AF" $CK --resume "$in/ck.same" --out "$tmp/same.csv" 2>"$tmp/stderr"; then
+    ok "a recomputed checksum of an unchanged checkpoint resumes"
+  else
+    notok "recomputed checksum" "$(cat "$tmp/stderr")"
+  fi
+  recheck y 1 0x0p+0 "$in/ck.dir"
+  hostile "a direction component set to 0: off the unit sphere" 1 \
+    "off the unit sphere" $CK --resume "$in/ck.dir"
+  recheck y 13 0x1p+1000000 "$in/ck.huge"
+  hostile "a radius of 2^1000000" 1 "beyond the double range" \
+    $CK --resume "$in/ck.huge"
+  recheck y 14 -0x1p+0 "$in/ck.neg"
+  hostile "a negative radius" 1 "radius -1 (not positive)" \
+    $CK --resume "$in/ck.neg"
+  recheck err_est 1 -0x1p+0 "$in/ck.est"
+  hostile "err_est -1" 1 "error estimate -1 is negative" \
+    $CK --resume "$in/ck.est"
+  recheck t 1 0x1p+10 "$in/ck.time"
+  hostile "a time past the run's end" 1 "outside the run" \
+    $CK --resume "$in/ck.time"
+else
+  skip "plausibility of resumed states" "no python3"
+fi
 
 # ------------------------------------------------------------ output paths
 echo "before" >"$tmp/log"
