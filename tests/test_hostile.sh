@@ -324,6 +324,10 @@ mkfifo "$tmp/fifo" 2>/dev/null && {
   fi
 }
 
+hostile "sweep: a duplicate among 10^5 betas (sorted, not pairwise)" 2 \
+  "0.5 listed twice" sweep --scheme post-ln --n 4 --d 3 --t-end 1 --seeds 1 \
+  --beta "0:0.99999:0.00001,0.5" --out "$out/s.csv"
+
 # ------------------------------------------------------------ leftovers
 # A temporary file of a killed writer (SIGKILL: no handler runs) is
 # removed by the next write to the same target; a name not of our
