@@ -228,7 +228,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   case 12: {
     af_mp_params p;
-    mpfr_prec_t prec = (mpfr_prec_t) af_fz_size(&z) * 64 - 128;
+    size_t ps = af_fz_size(&z); /* 0, small, or huge (SIZE_MAX / 2) */
+    mpfr_prec_t prec = ps > 4096 ? (mpfr_prec_t) (ps >> 1)
+                                 : (mpfr_prec_t) ps * 64 - 128;
     if (af_mp_params_init(&p, &m, prec) == AF_OK)
       af_mp_params_clear(&p);
     break;
