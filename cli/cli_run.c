@@ -315,7 +315,7 @@ static int af_run_parse_mp(af_run_cfg *c) {
   }
   /* The integrators compare tolerances in double arithmetic and need
    * them in the normal range (attnflow_mp.h). */
-  if (a[O_TOL] && !af_run_range(&c->mp.tol, O_TOL, a[O_TOL], 1e-300, 0, 1))
+  if (a[O_TOL] && !af_run_range(&c->mp.tol, O_TOL, a[O_TOL], AF_MP_TOL_MIN, 0, AF_MP_TOL_MAX))
     return AF_EXIT_USAGE;
   if (c->mp.tol == 1) {
     af_cli_error("--tol must be below 1 (got %s)", a[O_TOL]);
@@ -558,13 +558,13 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
    * one above 1 exceeds every coordinate of a direction on the sphere. */
   if (a[O_RTOL]) {
     if (!af_cli_double(&c->integ.rtol, "rtol", a[O_RTOL])) return AF_EXIT_USAGE;
-    if (!(c->integ.rtol >= DBL_EPSILON && c->integ.rtol < 1)) {
+    if (!(c->integ.rtol >= AF_RTOL_MIN && c->integ.rtol < AF_RTOL_MAX)) {
       af_cli_error("--rtol must be in [%.3g, 1) (DBL_EPSILON to 1; got %s)",
                    DBL_EPSILON, a[O_RTOL]);
       return AF_EXIT_USAGE;
     }
   }
-  if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1, 1))
+  if (a[O_ATOL] && !af_run_range(&c->integ.atol, O_ATOL, a[O_ATOL], 0, 1, AF_ATOL_MAX))
     return AF_EXIT_USAGE;
   if (a[O_MAX_STEPS] && !af_run_max_steps(&c->integ.max_steps, a[O_MAX_STEPS]))
     return AF_EXIT_USAGE;
@@ -655,9 +655,13 @@ static int af_run_parse_rest(af_run_cfg *c) {
                  c->checkpoint);
     return AF_EXIT_USAGE;
   }
+  if (!af_out_target_check("--out", c->out, NULL) ||
+      (c->save_state && !af_out_target_check("--save-state", c->save_state, NULL)) ||
+      (c->checkpoint && !af_out_target_check("--checkpoint", c->checkpoint, NULL)))
+    return AF_EXIT_USAGE;
   c->cluster_cos = 0.9999;
   if (a[O_CLUSTER_COS] && !af_run_range(&c->cluster_cos, O_CLUSTER_COS,
-                                        a[O_CLUSTER_COS], -1, 0, 1))
+                                        a[O_CLUSTER_COS], AF_COS_MIN, 0, AF_COS_MAX))
     return AF_EXIT_USAGE;
   if (a[O_OBSERVABLES]) {
     if (!af_run_parse_observables(c, a[O_OBSERVABLES])) return AF_EXIT_USAGE;

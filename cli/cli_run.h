@@ -27,8 +27,8 @@ typedef enum { AF_FMT_CSV = 0, AF_FMT_JSONL, AF_FMT_HEX } af_format;
  * MPFR run would be less accurate than the double path) to 100000 bits
  * (~30000 digits, far beyond any tolerance >= 1e-300 the integrators
  * accept). */
-#define AF_RUN_PREC_MIN 53
-#define AF_RUN_PREC_MAX 100000
+#define AF_RUN_PREC_MIN AF_PREC_CLI_MIN /* attnflow_limits.h */
+#define AF_RUN_PREC_MAX AF_PREC_MAX
 
 typedef struct {
   /* As given. */

@@ -52,6 +52,7 @@
 #include "config.h"
 #endif
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -461,6 +462,86 @@ bad:
   }
   free(r.buf);
   return rc;
+}
+
+/* Plausibility after integrity: a checkpoint whose checksum is right may
+ * still hold a state no run of these parameters reaches (written by hand,
+ * or by a program with the checksum recomputed).  Checked before any
+ * step: the time, the estimate and the step finite and in range, every
+ * radius positive and within the double range, and every direction of
+ * the norm it had at the start (off0[j] = |theta_j| - 1 there: a start
+ * generated in doubles is on the sphere to double rounding only) within
+ * dev, the drift the run itself allows: 100 times its error estimate
+ * plus its tolerance (relative to max(1, |y|_inf), the integrator's
+ * norm), plus 2^(20 - prec) of rounding.  The integrators never
+ * renormalize (attnflow.h): |theta_j| is a first integral, its change is
+ * integration error, which the estimate bounds; the factor 100 is the
+ * headroom of an estimate over the true error.  1 if plausible; else msg
+ * says why. */
+static double af_mp_dir_off(const af_mp_run *x, size_t j) {
+  size_t d = x->m->d;
+  mpfr_t s, q;
+  mpfr_inits2(x->prec, s, q, (mpfr_ptr)0);
+  mpfr_set_zero(s, 1);
+  for (size_t i = 0; i < d; i++) {
+    mpfr_sqr(q, x->y[j * d + i], RND);
+    mpfr_add(s, s, q, RND);
+  }
+  mpfr_sqrt(s, s, RND);
+  mpfr_sub_ui(s, s, 1, RND);
+  double off = mpfr_get_d(s, RND);
+  mpfr_clears(s, q, (mpfr_ptr)0);
+  return off;
+}
+
+static int af_mp_ck_plausible(const af_mp_ckpt *ck, const af_mp_run *x,
+                              const double *off0, char *msg, size_t cap) {
+  size_t n = x->m->n, d = x->m->d;
+  mpfr_srcptr tend = x->itimes[x->nitimes - 1];
+  if (!(ck->stats.err_est >= 0)) {
+    snprintf(msg, cap, "error estimate %g is negative", ck->stats.err_est);
+    return 0;
+  }
+  if (!(ck->h > 0)) {
+    snprintf(msg, cap, "next step %g is not positive", ck->h);
+    return 0;
+  }
+  if (mpfr_sgn(ck->t) < 0 || mpfr_cmp(ck->t, tend) > 0 ||
+      !(ck->stats.t_reached >= 0) ||
+      !(ck->stats.t_reached <= mpfr_get_d(tend, MPFR_RNDU)) ||
+      !(ck->piece_lo >= 0 && ck->piece_lo <= ck->piece_hi)) {
+    mpfr_snprintf(msg, cap, "time %.6Rg is outside the run [0, %.6Rg]", ck->t,
+                  tend);
+    return 0;
+  }
+  double ymax = 1;
+  for (size_t i = 0; i < x->N; i++) {
+    double v = fabs(mpfr_get_d(x->y[i], MPFR_RNDA));
+    if (!(v <= DBL_MAX)) {
+      snprintf(msg, cap, "state component %zu is beyond the double range", i);
+      return 0;
+    }
+    if (v > ymax) ymax = v;
+  }
+  double dev = 100 * ymax * (ck->stats.err_est + ck->tol) +
+               ldexp(1.0, 20 - (int)x->prec);
+  for (size_t j = 0; j < n; j++) {
+    double r = mpfr_get_d(x->y[n * d + j], MPFR_RNDN);
+    if (!(r > 0)) {
+      snprintf(msg, cap, "token %zu has radius %g (not positive)", j + 1, r);
+      return 0;
+    }
+  }
+  for (size_t j = 0; j < n; j++) {
+    double off = af_mp_dir_off(x, j);
+    if (!(fabs(off - off0[j]) <= dev)) {
+      snprintf(msg, cap, "token %zu's direction has norm 1 %+.3g, off the "
+               "unit sphere (the run keeps it within %.3g of its start's "
+               "1 %+.3g)", j + 1, off, dev, off0[j]);
+      return 0;
+    }
+  }
+  return 1;
 }
 
 /* ------------------------------------------------------------ output */
@@ -887,9 +968,20 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     }
     char msg[512];
     size_t line = 0;
+    /* The start's directions, for af_mp_ck_plausible. */
+    double *off0 = malloc(c->n * sizeof *off0);
+    if (off0 == NULL) {
+      fclose(f);
+      af_cli_error("--resume %s: %s", c->resume, af_strerror(AF_ENOMEM));
+      goto done;
+    }
+    for (size_t j = 0; j < c->n; j++) off0[j] = af_mp_dir_off(&x, j);
     ck.t = ckt;
     rc = af_mp_ck_read(&ck, &x, f, &line, msg, sizeof msg);
     fclose(f);
+    int plausible = rc != AF_OK || af_mp_ck_plausible(&ck, &x, off0, msg,
+                                                       sizeof msg);
+    free(off0);
     if (rc == AF_EINVAL) {
       af_cli_error("--resume %s: parameters differ from this run: %s",
                    c->resume, msg);
@@ -902,6 +994,10 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
                      af_strerror(rc), msg[0] ? ": " : "", msg);
       else
         af_cli_error("--resume %s: %s", c->resume, af_strerror(rc));
+      goto done;
+    }
+    if (!plausible) {
+      af_cli_error("--resume %s: implausible checkpoint: %s", c->resume, msg);
       goto done;
     }
     x.o.resume = &ck;

@@ -593,6 +593,9 @@ int af_cli_figure(int argc, char **argv) {
       return AF_EXIT_USAGE;
     }
   }
+  if (!af_out_target_check("figure: --out", out, NULL) ||
+      (cap && !af_out_target_check("figure: --caption", cap, NULL)))
+    return AF_EXIT_USAGE;
   if (cap && def->cap == NULL) {
     af_cli_error("figure %s: no generated caption", c.name);
     return AF_EXIT_USAGE;

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "datadir.h"
+#include "output.h"
 
 static int af_cli_verify_exec(int argc, char **argv);
 
@@ -252,9 +253,20 @@ int af_cli_schemes(int argc, char **argv) {
 
 /* "<prefix><message>\n" on stderr. */
 static void af_cli_vmsg(const char *prefix, const char *fmt, va_list ap) {
-  fputs(prefix, stderr);
-  vfprintf(stderr, fmt, ap);
-  fputc('\n', stderr);
+  /* escaped and cut by af_out_message (output.h) */
+  va_list aq;
+  va_copy(aq, ap);
+  int len = vsnprintf(NULL, 0, fmt, aq);
+  va_end(aq);
+  char *msg = len >= 0 ? malloc((size_t)len + 1) : NULL;
+  if (msg != NULL) vsnprintf(msg, (size_t)len + 1, fmt, ap);
+  if (msg == NULL) {
+    fputs(prefix, stderr);
+    fputs("out of memory writing a message\n", stderr);
+    return;
+  }
+  af_out_message(stderr, prefix, msg);
+  free(msg);
 }
 
 void af_cli_error(const char *fmt, ...) {

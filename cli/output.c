@@ -354,3 +354,59 @@ int af_out_prov_tail(FILE *f, const af_prov *p, size_t from, int jsonl) {
   return jsonl ? af_out_object_jsonl(f, "statistics", &tail)
                : af_out_provenance_csv(f, &tail);
 }
+
+/* ---------------------------------------------------------------- messages */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static size_t af_out_utf8_len(const unsigned char *s, size_t n) {
+  unsigned c = s[0];
+  size_t k;
+  unsigned min;
+  if (c < 0x80) return 1;
+  if (c >= 0xC2 && c <= 0xDF) k = 2, min = 0x80;
+  else if (c >= 0xE0 && c <= 0xEF) k = 3, min = 0x800;
+  else if (c >= 0xF0 && c <= 0xF4) k = 4, min = 0x10000;
+  else return 0;
+  if (k > n) return 0;
+  unsigned v = c & (0xFFu >> (k + 1));
+  for (size_t i = 1; i < k; i++) {
+    if ((s[i] & 0xC0) != 0x80) return 0;
+    v = (v << 6) | (s[i] & 0x3F);
+  }
+  if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF)) return 0;
+  return k;
+}
+
+/* Bytes [s, s + n) escaped: control bytes and invalid UTF-8 as \xHH. */
+static void af_out_escaped(FILE *f, const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    size_t k = af_out_utf8_len(s + i, n - i);
+    if (k == 0 || (k == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+      fprintf(f, "\\x%02X", s[i]);
+      i++;
+    } else {
+      fwrite(s + i, 1, k, f);
+      i += k;
+    }
+  }
+}
+
+void af_out_message(FILE *f, const char *prefix, const char *msg) {
+  const unsigned char *s = (const unsigned char *)msg;
+  size_t n = strlen(msg);
+  fputs(prefix, f);
+  if (n <= AF_MSG_HEAD + AF_MSG_TAIL + 64) {
+    af_out_escaped(f, s, n);
+  } else {
+    /* Cut on UTF-8 boundaries (never inside a sequence). */
+    size_t a = AF_MSG_HEAD, b = n - AF_MSG_TAIL;
+    while (a > 0 && (s[a] & 0xC0) == 0x80) a--;
+    while (b < n && (s[b] & 0xC0) == 0x80) b++;
+    af_out_escaped(f, s, a);
+    fprintf(f, "[... %zu bytes left out ...]", b - a);
+    af_out_escaped(f, s + b, n - b);
+  }
+  fputc('\n', f);
+}

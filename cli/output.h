@@ -126,4 +126,26 @@ int af_out_streams(const char *out);
 /* The entries p->items[from..] as that trailer. */
 int af_out_prov_tail(FILE *f, const af_prov *p, size_t from, int jsonl);
 
+/* ------------------------------------------------------------ messages */
+
+/* prefix, then msg with its control bytes (ESC, newline, ...) and its
+ * invalid UTF-8 written as \xHH, then a newline; a message longer than
+ * AF_MSG_HEAD + AF_MSG_TAIL bytes (a huge argument echoed) keeps its
+ * head and tail and says how many bytes were left out.  Every message of
+ * af_cli_error and af_cli_warn goes through it. */
+#define AF_MSG_HEAD 480
+#define AF_MSG_TAIL 240
+void af_out_message(FILE *f, const char *prefix, const char *msg);
+
+/* ------------------------------------------------------------ targets */
+
+/* Check an output path before any work (what: "--out", "--save-state",
+ * ...): refuse a directory, a descriptor of another process and one of
+ * ours not open for writing; with regular non-NULL (the reason, e.g. "a
+ * sweep keeps its journal beside its output") refuse anything but a
+ * regular or a new file.  Prints the error and returns 0; 1 if fine.
+ * af_write_atomic then writes a descriptor through itself and a device,
+ * FIFO or terminal in place (util.c). */
+int af_out_target_check(const char *what, const char *path, const char *regular);
+
 #endif /* AF_OUTPUT_H */

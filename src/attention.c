@@ -212,8 +212,11 @@ size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads)
   return r;
 }
 
-af_kernel af_work_kernel(const af_work *w) { return w->kernel; }
-unsigned long af_work_nevals(const af_work *w) { return w->nevals; }
+af_kernel af_work_kernel(const af_work *w)
+{
+  return w ? w->kernel : AF_KERNEL_BLAS;
+}
+unsigned long af_work_nevals(const af_work *w) { return w ? w->nevals : 0; }
 
 size_t af_state_size(size_t n, size_t d)
 {
@@ -400,7 +403,7 @@ static int attention_fill(af_work *w, double t, const double *y,
 int af_attention(double *A, double *pt, double *c, double *a, double t,
                  const double *y, const af_model *m, af_work *w)
 {
-  if (w == NULL || y == NULL)
+  if (w == NULL || y == NULL || isnan(t))
     return AF_EINVAL;
   int rc = attention_fill(w, t, y, m, NULL);
   if (rc != AF_OK)
@@ -469,7 +472,7 @@ static int rates_fill(double *s, double *rho, double t, const double *y,
 int af_speeds(double *s, double *rho, double t, const double *y,
               const af_model *m, af_work *w)
 {
-  if (w == NULL || y == NULL)
+  if (w == NULL || y == NULL || isnan(t))
     return AF_EINVAL;
   int rc = attention_fill(w, t, y, m, NULL);
   if (rc != AF_OK)
@@ -541,7 +544,7 @@ static void dy_rows(void *vc, size_t j0, size_t j1)
 int af_rhs(double *dy, double t, const double *y, const af_model *m,
            af_work *w)
 {
-  if (w == NULL || y == NULL || dy == NULL)
+  if (w == NULL || y == NULL || dy == NULL || isnan(t))
     return AF_EINVAL;
   int soa;
   int rc = attention_fill(w, t, y, m, &soa);

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "attnflow_limits.h" /* the ranges of every entry point */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -42,7 +44,8 @@ extern "C" {
   X(AF_ENOPROGRESS, "integrator step size underflow: no progress")             \
   X(AF_EGSL, "integrator failure")                                             \
   X(AF_EOVERFLOW, "overflow in exp: beta too large for unnormalized attention") \
-  X(AF_ESPEED, "speed factor not positive: a token's radius reached zero")
+  X(AF_ESPEED, "speed factor not positive: a token's radius reached zero") \
+  X(AF_ECANCELED, "stopped on request (af_interrupt)")
 
 typedef enum {
 #define AF_X_ENUM(code, msg) code,
@@ -596,6 +599,20 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
  * temporary file is removed and path is untouched. path "-" = stdout. */
 typedef int (*af_writer_fn)(FILE *f, void *ctx);
 int af_write_atomic(const char *path, af_writer_fn writer, void *ctx);
+
+/* AF_OK if the options lie in the ranges of attnflow_limits.h (method
+ * known, rtol in [AF_RTOL_MIN, AF_RTOL_MAX) or 0 (absolute control
+ * alone, which the command does not offer), atol in (0, AF_ATOL_MAX],
+ * h finite and >= 0, and > 0 for a fixed-step method); AF_EINVAL
+ * otherwise.  af_integrate, af_sweep_pairs and af_sweep_observe call it. */
+int af_integ_opts_check(const af_integ_opts *o);
+
+/* Stop every run of this process: af_interrupt(1) makes af_integrate,
+ * af_mp_integrate and the sweeps return AF_ECANCELED at their next right-
+ * hand side or step (async-signal-safe: a SIGINT handler may call it);
+ * af_interrupt(0) clears the request.  af_interrupted: the request. */
+void af_interrupt(int on);
+int af_interrupted(void);
 
 #ifdef __cplusplus
 }

@@ -19,6 +19,7 @@
  * no step straddles a jump (theorems.md S0: a straddling step loses the order).
  */
 #include <float.h>
+#include <signal.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,8 @@ int af_method_fixed(af_method m)
 
 void af_integ_opts_init(af_integ_opts *o)
 {
+  if (o == NULL)
+    return;
   memset(o, 0, sizeof *o);
   o->method = AF_METHOD_RK8PD;
   o->rtol = 1e-10;
@@ -69,6 +72,29 @@ void af_integ_opts_init(af_integ_opts *o)
   o->h = 0.01;
   o->max_steps = 0;
   o->fixed = 0;
+}
+
+/* The stop request of af_interrupt (attnflow.h). */
+static volatile sig_atomic_t af_stop_request;
+
+void af_interrupt(int on) { af_stop_request = on != 0; }
+
+int af_interrupted(void) { return af_stop_request != 0; }
+
+int af_integ_opts_check(const af_integ_opts *o)
+{
+  if (o == NULL || (int) o->method < 0 || o->method >= AF_METHOD_COUNT)
+    return AF_EINVAL;
+  int fixed = o->fixed || af_methods[o->method].fixed;
+  if (!(isfinite(o->h) && o->h >= 0) || (fixed && !(o->h > 0)))
+    return AF_EINVAL;
+  /* rtol 0 (absolute control alone) is the library's one extension of
+   * the command's range. */
+  if (!fixed && !((o->rtol == 0 || (o->rtol >= AF_RTOL_MIN
+                                    && o->rtol < AF_RTOL_MAX))
+                  && o->atol > 0 && o->atol <= AF_ATOL_MAX))
+    return AF_EINVAL;
+  return AF_OK;
 }
 
 static const gsl_odeiv2_step_type *gsl_type(af_method m)
@@ -102,7 +128,7 @@ static int gsl_field(double t, const double y[], double dydt[], void *params)
   if (c->o->progress && c->e && (++c->calls & 255) == 0)
     c->o->progress(t, c->st->steps + (c->e->count - *c->counted),
                    c->o->progress_ctx);
-  int rc = af_rhs(dydt, t, y, c->m, c->w);
+  int rc = af_stop_request ? AF_ECANCELED : af_rhs(dydt, t, y, c->m, c->w);
   if (rc != AF_OK) {
     c->status = rc;
     return GSL_EBADFUNC; /* aborts the step; t and y are restored */
@@ -204,6 +230,8 @@ static int integrate_layers(double *y, const af_model *m,
     while (layer < target) {
       if (taken++ >= nmax)
         return AF_EMAXSTEPS;
+      if (af_stop_request)
+        return AF_ECANCELED;
       int rc = af_layer_step(y, y, layer, h, m, w);
       if (rc != AF_OK)
         return rc;
@@ -318,7 +346,7 @@ int af_integrate(double *y, const double *times, size_t ntimes,
   int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)
     return rc;
-  if ((int) o->method < 0 || o->method >= AF_METHOD_COUNT)
+  if (af_integ_opts_check(o) != AF_OK)
     return AF_EINVAL;
   rc = check_times(times, ntimes);
   if (rc != AF_OK)

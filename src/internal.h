@@ -183,8 +183,9 @@ int af_name_index(const char *name, const char *const *names, size_t count,
 #define AF_DEFINE_LOOKUP(lookup_fn, type, table, count, member)               \
   int lookup_fn(type *v, const char *name)                                    \
   {                                                                           \
-    int k = af_name_index(name, &(table)[0] member, (count),                  \
-                          sizeof (table)[0]);                                 \
+    int k = v == NULL ? -1                                                    \
+                      : af_name_index(name, &(table)[0] member, (count),      \
+                                      sizeof (table)[0]);                     \
     if (k < 0)                                                                \
       return AF_EINVAL;                                                       \
     *v = (type) k;                                                            \
@@ -224,6 +225,33 @@ int af_open_regular(FILE **f, const char *path);
 /* af_open_regular for a data file read with its af_read_info: info->what
  * = "is a directory" when path is one. */
 int af_open_data(FILE **f, const char *path, af_read_info *info);
+
+/* What an output path names (af_write_target):
+ *   AF_TARGET_NEW      nothing yet: a file is created;
+ *   AF_TARGET_REGULAR  a regular file, replaced atomically;
+ *   AF_TARGET_FD       one of our descriptors ("-", /dev/stderr,
+ *                      /dev/fd/N, /proc/self/fd/N): written through it;
+ *   AF_TARGET_FOREIGN  a descriptor of another process: refused;
+ *   AF_TARGET_SPECIAL  a device, FIFO, terminal or socket: written in place;
+ *   AF_TARGET_DIR      a directory: refused;
+ *   AF_TARGET_BAD      NULL or empty. */
+enum {
+  AF_TARGET_NEW = 0,
+  AF_TARGET_REGULAR,
+  AF_TARGET_FD,
+  AF_TARGET_FOREIGN,
+  AF_TARGET_SPECIAL,
+  AF_TARGET_DIR,
+  AF_TARGET_BAD
+};
+int af_write_target(const char *path);
+/* 1 if path, its symbolic links followed one at a time, reaches
+ * /proc/PID/fd/N (so /dev/fd/N, /dev/stderr, /proc/self/fd/N): *pid and
+ * *fd set.  0 if it names no descriptor. */
+int af_path_descriptor(const char *path, long *pid, int *fd);
+/* A temporary file of af_write_atomic this many seconds old and unlocked
+ * is a killed writer's leftover (util.c). */
+#define AF_TMP_STALE_S 2
 
 /* Remove the temporary files af_write_atomic is writing.  Async-signal-
  * safe: for a handler of SIGINT, SIGTERM, SIGHUP. */

@@ -15,6 +15,8 @@
 void af_model_init(af_model *m, size_t n, size_t d, double beta,
                    af_scheme_id scheme)
 {
+  if (m == NULL)
+    return;
   memset(m, 0, sizeof *m);
   m->n = n;
   m->d = d;
@@ -29,7 +31,15 @@ void af_model_init(af_model *m, size_t n, size_t d, double beta,
 
 int af_model_validate(const af_model *m)
 {
+  size_t nn, bytes;
   if (m == NULL || m->n < 1 || m->d < 1)
+    return AF_EINVAL;
+  /* The state (n d + n doubles) and the n x n attention matrix must have
+   * sizes that size_t holds: no product below wraps. */
+  if (af_state_size(m->n, m->d) == 0
+      || !af_size_mul(&bytes, af_state_size(m->n, m->d), sizeof(double))
+      || !af_size_mul(&nn, m->n, m->n)
+      || !af_size_mul(&bytes, nn, sizeof(double)))
     return AF_EINVAL;
   if (!isfinite(m->beta) || !isfinite(m->alpha) || !isfinite(m->alpha_decay)
       || !isfinite(m->tau))
@@ -59,13 +69,18 @@ int af_model_fits(const af_model *m, size_t n, size_t d)
 
 double af_model_alpha(const af_model *m, double t)
 {
+  if (m == NULL)
+    return NAN;
   if (m->alpha_decay == 0.0)
     return m->alpha;
   return m->alpha * pow(1.0 + t, -m->alpha_decay);
 }
 
 /* int_0^inf alpha (1+t)^-p dt is finite exactly when p > 1. */
-int af_model_alpha_integrable(const af_model *m) { return m->alpha_decay > 1.0; }
+int af_model_alpha_integrable(const af_model *m)
+{
+  return m != NULL && m->alpha_decay > 1.0;
+}
 
 int af_model_set_user_scheme(af_model *m, const af_scheme *row)
 {
@@ -79,6 +94,8 @@ int af_model_set_user_scheme(af_model *m, const af_scheme *row)
 
 const af_scheme *af_model_scheme(const af_model *m)
 {
+  if (m == NULL)
+    return NULL;
   if (m->scheme == AF_SCHEME_USER)
     return (m->user != NULL && m->user->rates != NULL) ? m->user : NULL;
   return af_scheme_get(m->scheme);
@@ -89,8 +106,10 @@ const af_scheme *af_model_scheme(const af_model *m)
 af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
 {
   size_t bytes; /* one of the three pointer arrays (checked, not wrapped) */
+  size_t dd, mbytes; /* one d x d matrix, allocated later (Kaiming, a file) */
   if (d < 1 || layers < 1 || !(layer_dt > 0) || !isfinite(layer_dt)
-      || !af_size_mul(&bytes, layers, sizeof(double *)))
+      || !af_size_mul(&bytes, layers, sizeof(double *))
+      || !af_size_mul(&dd, d, d) || !af_size_mul(&mbytes, dd, sizeof(double)))
     return NULL;
   af_weights *w = calloc(1, sizeof *w);
   if (w == NULL)

@@ -25,7 +25,7 @@
 
 int af_mp_params_init(af_mp_params *p, const af_model *m, mpfr_prec_t prec)
 {
-  if (p == NULL || m == NULL || prec < MPFR_PREC_MIN || prec > MPFR_PREC_MAX)
+  if (p == NULL || m == NULL || prec < AF_PREC_MIN || prec > AF_PREC_MAX)
     return AF_EINVAL;
   mpfr_inits2(prec, p->beta, p->alpha, p->alpha_decay, p->tau, p->r0,
               p->layer_dt, (mpfr_ptr) 0);
@@ -176,8 +176,9 @@ int af_mp_init_read(mpfr_t *y, size_t *line, const char *path, size_t n,
 {
   if (line)
     *line = 0;
-  if (y == NULL || path == NULL || n < 1 || d < 1)
-    return AF_EINVAL;
+  if (y == NULL || path == NULL || n < 1 || d < 1 || af_state_size(n, d) == 0
+      || af_state_size(n, d) > SIZE_MAX / sizeof(mpfr_t))
+    return AF_EINVAL; /* n d would wrap: the rows would be written wild */
   FILE *f = fopen(path, "r");
   if (f == NULL)
     return AF_EIO;
@@ -236,7 +237,9 @@ int af_mp_weights_read(af_mp_params *p, size_t *line, const char *path,
   if (line)
     *line = 0;
   size_t dd;
-  if (p == NULL || path == NULL || d < 1 || !af_size_mul(&dd, d, d))
+  if (p == NULL || path == NULL || d < 1 || !af_size_mul(&dd, d, d)
+      || dd > SIZE_MAX / sizeof(mpfr_t) || prec < AF_PREC_MIN
+      || prec > AF_PREC_MAX)
     return AF_EINVAL;
   FILE *f = fopen(path, "r");
   if (f == NULL)

@@ -67,7 +67,11 @@
 
 mpfr_t *af_mp_vec_alloc(size_t len, mpfr_prec_t prec)
 {
-  mpfr_t *v = malloc((len ? len : 1) * sizeof(mpfr_t));
+  size_t bytes;
+  if (prec < AF_PREC_MIN || prec > AF_PREC_MAX + AF_PREC_GUARD
+      || !af_size_mul(&bytes, len ? len : 1, sizeof(mpfr_t)))
+    return NULL;
+  mpfr_t *v = malloc(bytes);
   if (v == NULL)
     return NULL;
   for (size_t i = 0; i < len; i++) {
@@ -88,24 +92,32 @@ void af_mp_vec_free(mpfr_t *v, size_t len)
 
 void af_mp_vec_set_d(mpfr_t *v, const double *x, size_t len)
 {
+  if (v == NULL || x == NULL)
+    return;
   for (size_t i = 0; i < len; i++)
     mpfr_set_d(v[i], x[i], RND);
 }
 
 void af_mp_vec_get_d(double *x, mpfr_t *v, size_t len)
 {
+  if (v == NULL || x == NULL)
+    return;
   for (size_t i = 0; i < len; i++)
     x[i] = mpfr_get_d(v[i], RND);
 }
 
 void af_mp_vec_set(mpfr_t *dst, mpfr_t *src, size_t len)
 {
+  if (dst == NULL || src == NULL)
+    return;
   for (size_t i = 0; i < len; i++)
     mpfr_set(dst[i], src[i], RND);
 }
 
 void af_mp_vec_dist2(mpfr_t r, mpfr_t *a, mpfr_t *b, size_t len, mpfr_t tmp)
 {
+  if (r == NULL || a == NULL || b == NULL || tmp == NULL)
+    return;
   mpfr_set_zero(r, 1);
   for (size_t i = 0; i < len; i++) {
     mpfr_sub(tmp, a[i], b[i], RND);
@@ -136,6 +148,8 @@ static double maxdiff_scaled(mpfr_t *a, mpfr_t *b, size_t len, long scale)
 
 double af_mp_vec_maxdiff(mpfr_t *a, mpfr_t *b, size_t len)
 {
+  if (a == NULL || b == NULL)
+    return NAN;
   return maxdiff_scaled(a, b, len, 0);
 }
 
@@ -277,6 +291,12 @@ unsigned long af_mp_gbs_seq(unsigned k) { return 2UL * k; }
 void af_mp_gbs_ratio(unsigned long *num, unsigned long *den, unsigned k,
                      unsigned j)
 {
+  if (num == NULL || den == NULL)
+    return;
+  if (j < 1 || j >= k) { /* no ratio: 0/0 (k - j would wrap) */
+    *num = *den = 0;
+    return;
+  }
   unsigned long nk = af_mp_gbs_seq(k), nl = af_mp_gbs_seq(k - j);
   *num = nl * nl;
   *den = nk * nk - nl * nl;
@@ -294,6 +314,8 @@ AF_DEFINE_LOOKUP(af_mp_method_lookup, af_mp_method, mp_method_names,
 
 void af_mp_opts_init(af_mp_opts *o)
 {
+  if (o == NULL)
+    return;
   memset(o, 0, sizeof *o);
   o->method = AF_MP_GBS; /* the faster (docs/performance.md) */
   o->tol = 1e-60;
@@ -794,6 +816,10 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       rc = AF_EMAXSTEPS;
       break;
     }
+    if (af_interrupted()) {
+      rc = AF_ECANCELED;
+      break;
+    }
     mpfr_sub(rem, tend, t, RND);
     int last = 0;
     if (*hd >= mpfr_get_d(rem, RND)) {
@@ -927,7 +953,8 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   if ((int) o->method < 0 || o->method >= AF_MP_METHOD_COUNT)
     return AF_EINVAL;
   /* tol is compared in double arithmetic; keep it in the normal range. */
-  if (!(o->tol >= 1e-300) || !isfinite(o->tol) || !(o->h0 >= 0))
+  if (!(o->tol >= AF_MP_TOL_MIN && o->tol <= AF_MP_TOL_MAX)
+      || !(o->h0 >= 0) || !isfinite(o->h0))
     return AF_EINVAL;
   for (size_t k = 0; k < ntimes; k++)
     if (!mpfr_number_p(tx[k]) || mpfr_sgn(tx[k]) < 0

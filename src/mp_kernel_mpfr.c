@@ -23,6 +23,9 @@
 #define AF_CONST
 #define AF_PREC_T mpfr_prec_t
 #define AF_FN(name) af_mp_##name
+/* Hostile arguments: a precision outside attnflow_limits.h, a NULL time. */
+#define AF_PREC_OK(p) ((p) >= AF_PREC_MIN && (p) <= AF_PREC_MAX)
+#define AF_SRC_BAD(t) ((t) == NULL)
 #define AF_WORK af_mp_work
 #define AF_INIT(x, p) mpfr_init2((x), (p))
 #define AF_CLEAR(x) mpfr_clear(x)

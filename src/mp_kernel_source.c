@@ -124,6 +124,13 @@ struct AF_WORK {
 #endif
 };
 
+#ifndef AF_PREC_OK
+#define AF_PREC_OK(p) 1
+#endif
+#ifndef AF_SRC_BAD
+#define AF_SRC_BAD(t) 0
+#endif
+
 static AF_T *AF_FN(vec_new)(size_t len, AF_PREC_T prec)
 {
   size_t bytes;
@@ -184,8 +191,8 @@ void AF_FN(work_free)(struct AF_WORK *w)
 struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
 {
   size_t nd, nn, dd; /* checked: a wrapped product would under-allocate */
-  if (n < 1 || d < 1 || !af_size_mul(&nd, n, d) || !af_size_mul(&nn, n, n)
-      || !af_size_mul(&dd, d, d))
+  if (n < 1 || d < 1 || !AF_PREC_OK(prec) || !af_size_mul(&nd, n, d)
+      || !af_size_mul(&nn, n, n) || !af_size_mul(&dd, d, d))
     return NULL;
   struct AF_WORK *w = calloc(1, sizeof *w);
   if (w == NULL)
@@ -219,17 +226,21 @@ struct AF_WORK *AF_FN(work_alloc)(size_t n, size_t d, AF_PREC_T prec)
   return w;
 }
 
-unsigned long AF_FN(work_nevals)(const struct AF_WORK *w) { return w->nevals; }
+unsigned long AF_FN(work_nevals)(const struct AF_WORK *w)
+{
+  return w ? w->nevals : 0;
+}
 
 #ifdef AF_PARAMS
 void AF_FN(work_set_params)(struct AF_WORK *w, const AF_PARAMS *p)
 {
-  w->par = p;
+  if (w != NULL)
+    w->par = p;
 }
 
 const AF_PARAMS *AF_FN(work_params)(const struct AF_WORK *w)
 {
-  return w->par;
+  return w ? w->par : NULL;
 }
 #endif
 
@@ -240,6 +251,8 @@ void AF_FN(work_add_nevals)(struct AF_WORK *w, unsigned long k)
 
 void AF_FN(work_set_piece)(struct AF_WORK *w, int set, double lo, double hi)
 {
+  if (w == NULL)
+    return;
   w->seg_set = set;
   w->seg_lo = lo;
   w->seg_hi = hi;
@@ -898,7 +911,7 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
 int AF_FN(rhs)(AF_T *dy, AF_SRC t, AF_CONST AF_T *y, const af_model *m,
                struct AF_WORK *w)
 {
-  if (w == NULL || y == NULL || dy == NULL)
+  if (w == NULL || y == NULL || dy == NULL || AF_SRC_BAD(t))
     return AF_EINVAL;
   int rc = AF_FN(attention_fill)(w, t, y, m);
   if (rc != AF_OK)
@@ -925,7 +938,7 @@ int AF_FN(rhs)(AF_T *dy, AF_SRC t, AF_CONST AF_T *y, const af_model *m,
 int AF_FN(attention)(AF_T *A, AF_T *pt, AF_T *c, AF_T *a, AF_SRC t,
                      AF_CONST AF_T *y, const af_model *m, struct AF_WORK *w)
 {
-  if (w == NULL || y == NULL)
+  if (w == NULL || y == NULL || AF_SRC_BAD(t))
     return AF_EINVAL;
   int rc = AF_FN(attention_fill)(w, t, y, m);
   if (rc != AF_OK)

@@ -33,7 +33,8 @@ static size_t uf_find(size_t *parent, size_t i)
 int af_observe(double *obs, double t, const double *y, double cluster_cos,
                const af_model *m, af_work *w)
 {
-  if (obs == NULL || y == NULL || w == NULL || !isfinite(cluster_cos))
+  if (obs == NULL || y == NULL || w == NULL
+      || !(cluster_cos >= AF_COS_MIN && cluster_cos <= AF_COS_MAX))
     return AF_EINVAL;
   int rc = af_model_fits(m, w->n, w->d);
   if (rc != AF_OK)

@@ -53,7 +53,8 @@ unsigned long af_sweep_seed(unsigned long base, size_t k)
 int af_pairs_above(double *frac, const double *y, size_t n, size_t d,
                    double cos_threshold)
 {
-  if (frac == NULL || y == NULL || n == 0 || d == 0 || isnan(cos_threshold))
+  if (frac == NULL || y == NULL || n == 0 || d == 0 || isnan(cos_threshold)
+      || af_state_size(n, d) == 0 || n > SIZE_MAX / sizeof(double))
     return AF_EINVAL;
   if (n == 1) {
     *frac = 0;
@@ -91,8 +92,11 @@ void af_sweep_spec_init(af_sweep_spec *s, const af_model *model,
                         const double *betas, size_t nbeta, size_t nsys,
                         const double *times, size_t ntimes)
 {
+  if (s == NULL)
+    return;
   memset(s, 0, sizeof *s);
-  s->model = *model;
+  if (model != NULL)
+    s->model = *model;
   s->betas = betas;
   s->nbeta = nbeta;
   s->nsys = nsys;
@@ -226,6 +230,7 @@ int af_sweep_exec(double *rows, int *status, size_t nruns, size_t rowlen,
                   af_sweep_progress_fn progress, void *progress_ctx)
 {
   if (task == NULL || rowlen == 0 || nthreads < 0 ||
+      nthreads > AF_THREADS_MAX ||
       (q == NULL && nruns > 0 && (rows == NULL || status == NULL)) ||
       (q != NULL && (q->next == NULL || q->done == NULL)))
     return AF_EINVAL;
@@ -289,17 +294,20 @@ int af_sweep_pairs(double *frac, int *status, unsigned long *nevals,
 {
   if (frac == NULL || s == NULL || s->betas == NULL || s->times == NULL ||
       s->init == NULL || s->nbeta == 0 || s->nsys == 0 || s->ntimes == 0 ||
-      s->nthreads < 0 || isnan(s->cos_threshold))
+      s->nthreads < 0 || s->nthreads > AF_THREADS_MAX ||
+      isnan(s->cos_threshold) || af_integ_opts_check(&s->opts) != AF_OK)
     return AF_EINVAL;
   int rc = af_model_validate(&s->model);
   if (rc != AF_OK)
     return rc;
+  /* Sizes first: a grid whose run count wraps is refused before its
+   * arrays are read. */
+  const size_t nruns = s->nbeta * s->nsys;
+  if (nruns / s->nsys != s->nbeta || nruns > SIZE_MAX / sizeof(int))
+    return AF_EINVAL;
   for (size_t b = 0; b < s->nbeta; b++)
     if (!isfinite(s->betas[b]) || s->betas[b] < 0)
       return AF_EINVAL;
-  const size_t nruns = s->nbeta * s->nsys;
-  if (nruns / s->nsys != s->nbeta)
-    return AF_EINVAL;
   int *st = status ? status : malloc(nruns * sizeof *st);
   if (st == NULL)
     return AF_ENOMEM;
@@ -352,7 +360,9 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
     memset(stats, 0, sizeof *stats);
   if (rows == NULL || s == NULL || s->init == NULL || s->times == NULL ||
       s->ntimes == 0 || s->obs == NULL || s->nobs == 0 ||
-      s->nobs > SIZE_MAX / sizeof(double) / s->ntimes)
+      s->nobs > SIZE_MAX / sizeof(double) / s->ntimes ||
+      af_integ_opts_check(&s->opts) != AF_OK ||
+      !(s->cluster_cos >= AF_COS_MIN && s->cluster_cos <= AF_COS_MAX))
     return AF_EINVAL;
   for (size_t i = 0; i < s->nobs; i++)
     if ((int) s->obs[i] < 0 || s->obs[i] >= AF_OBS_COUNT)
@@ -360,7 +370,8 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
   for (size_t i = 0; i < s->ntimes * s->nobs; i++)
     rows[i] = NAN;
   for (size_t i = 0; i < s->ntimes; i++)
-    if (!(s->times[i] >= 0) || (i > 0 && s->times[i] < s->times[i - 1]))
+    if (!(s->times[i] >= 0) || !isfinite(s->times[i])
+        || (i > 0 && s->times[i] < s->times[i - 1]))
       return AF_EINVAL;
   const size_t n = s->model.n, d = s->model.d;
   af_model m = s->model;

@@ -17,14 +17,34 @@
  * standard output, which keeps its append mode and the lines around it.
  * A symbolic link is followed, and the file it names is replaced, not the
  * link.
+ *
+ * A path that names one of this process's descriptors -- /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N, any link that leads through /proc/PID/fd/N
+ * -- is written through that descriptor (a duplicate of it), whatever it
+ * is open on: replacing the file behind it would drop what the shell
+ * appended there before (--out /dev/stderr 2>> log).  A descriptor not
+ * open for writing, or one of another process, is refused (AF_EIO,
+ * errno EBADF or EPERM): there is no file we may replace.
+ *
+ * Temporary files left by a writer that was killed (SIGKILL gives no
+ * chance to remove them) are removed by the next write to the same
+ * target: a writer holds an exclusive flock(2) on its temporary file
+ * while it exists, so a file "<target>.tmpXXXXXX" in the target's
+ * directory that is a regular file of ours, at least AF_TMP_STALE_S
+ * seconds old and lockable has no live writer.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +255,230 @@ void af_tmp_cleanup(void)
   }
 }
 
+/* ------------------------------------------------------------ targets */
+
+/* 1 if s (up to its end) is a decimal number without sign; *v its value
+ * (at most LONG_MAX). */
+static int af_path_num(const char *s, const char *end, long *v)
+{
+  long r = 0;
+  if (s == end)
+    return 0;
+  for (; s < end; s++) {
+    if (*s < '0' || *s > '9' || r > (LONG_MAX - 9) / 10)
+      return 0;
+    r = 10 * r + (*s - '0');
+  }
+  *v = r;
+  return 1;
+}
+
+/* 1 if the canonical path p is /proc/PID/fd/N or /proc/PID/task/TID/fd/N. */
+static int af_path_proc_fd(const char *p, long *pid, int *fd)
+{
+  if (strncmp(p, "/proc/", 6) != 0)
+    return 0;
+  const char *a = p + 6, *b = strchr(a, '/');
+  long v, n;
+  if (b == NULL || !af_path_num(a, b, &v))
+    return 0;
+  if (strncmp(b, "/task/", 6) == 0) {
+    const char *c = strchr(b + 6, '/');
+    long tid;
+    if (c == NULL || !af_path_num(b + 6, c, &tid))
+      return 0;
+    b = c;
+  }
+  if (strncmp(b, "/fd/", 4) != 0
+      || !af_path_num(b + 4, b + strlen(b), &n) || n > INT_MAX)
+    return 0;
+  *pid = v;
+  *fd = (int) n;
+  return 1;
+}
+
+int af_path_descriptor(const char *path, long *pid, int *fd)
+{
+  if (path == NULL || *path == '\0')
+    return 0;
+  char *cur = strdup(path);
+  int found = 0;
+  /* One link at a time (40 as the kernel's limit): the directory part
+   * canonical (realpath), the last component looked at before it is
+   * followed, since following /proc/PID/fd/N leaves the descriptor. */
+  for (int hop = 0; cur != NULL && hop < 40 && !found; hop++) {
+    char *slash = strrchr(cur, '/');
+    const char *base = slash ? slash + 1 : cur;
+    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+      break;
+    char *dir;
+    if (slash == NULL)
+      dir = realpath(".", NULL);
+    else if (slash == cur)
+      dir = realpath("/", NULL);
+    else {
+      *slash = '\0';
+      dir = realpath(cur, NULL);
+      *slash = '/';
+    }
+    if (dir == NULL)
+      break;
+    size_t dl = strlen(dir), bl = strlen(base);
+    char *full = malloc(dl + bl + 2);
+    if (full == NULL) {
+      free(dir);
+      break;
+    }
+    memcpy(full, dir, dl);
+    full[dl] = '/';
+    memcpy(full + dl + 1 - (dl == 1), base, bl + 1); /* "/" + base */
+    if (af_path_proc_fd(full, pid, fd)) {
+      found = 1;
+      free(dir);
+      free(full);
+      break;
+    }
+    struct stat st;
+    char link[PATH_MAX];
+    ssize_t ll;
+    if (lstat(full, &st) != 0 || !S_ISLNK(st.st_mode)
+        || (ll = readlink(full, link, sizeof link - 1)) <= 0) {
+      free(dir);
+      free(full);
+      break;
+    }
+    link[ll] = '\0';
+    free(cur);
+    free(full);
+    if (link[0] == '/') {
+      cur = strdup(link);
+    } else {
+      cur = malloc(dl + (size_t) ll + 2);
+      if (cur != NULL) {
+        memcpy(cur, dir, dl);
+        cur[dl] = '/';
+        memcpy(cur + dl + 1, link, (size_t) ll + 1);
+      }
+    }
+    free(dir);
+  }
+  free(cur);
+  return found;
+}
+
+/* Write through descriptor fd (a duplicate: fd stays open; standard
+ * output through stdout, so its buffered lines keep their order). */
+static int af_write_fd(int fd, af_writer_fn writer, void *ctx)
+{
+  int fl = fcntl(fd, F_GETFL);
+  if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY) {
+    errno = EBADF;
+    return AF_EIO;
+  }
+  FILE *f = stdout;
+  if (fd != STDOUT_FILENO) {
+    fflush(stdout);
+    fflush(stderr);
+    int d = dup(fd);
+    f = d >= 0 ? fdopen(d, "w") : NULL; /* "w" on a descriptor: no truncation */
+    if (f == NULL) {
+      int e = errno;
+      if (d >= 0)
+        close(d);
+      errno = e;
+      return AF_EIO;
+    }
+  }
+  int rc = writer(f, ctx), err = rc != AF_OK ? errno : 0;
+  if (fflush(f) != 0 && rc == AF_OK) {
+    rc = AF_EIO;
+    err = errno;
+  }
+  if (f != stdout && fclose(f) != 0 && rc == AF_OK) {
+    rc = AF_EIO;
+    err = errno;
+  }
+  errno = err;
+  return rc;
+}
+
+int af_write_target(const char *path)
+{
+  struct stat st;
+  long pid;
+  int fd;
+  if (path == NULL || *path == '\0')
+    return AF_TARGET_BAD;
+  if (strcmp(path, "-") == 0)
+    return AF_TARGET_FD;
+  if (af_path_descriptor(path, &pid, &fd))
+    return pid == (long) getpid() ? AF_TARGET_FD : AF_TARGET_FOREIGN;
+  if (stat(path, &st) != 0)
+    return AF_TARGET_NEW;
+  if (S_ISDIR(st.st_mode))
+    return AF_TARGET_DIR;
+  return S_ISREG(st.st_mode) ? AF_TARGET_REGULAR : AF_TARGET_SPECIAL;
+}
+
+/* ------------------------------------------------------------ stale */
+
+/* Remove the temporary files "<path>.tmpXXXXXX" that killed writers left
+ * (the header says how they are told from live ones). */
+static void af_tmp_sweep_stale(const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  const char *base = slash ? slash + 1 : path;
+  size_t dl = slash ? (size_t) (slash - path) : 0, bl = strlen(base);
+  char *dir = malloc(dl + 2);
+  if (dir == NULL)
+    return;
+  if (slash == NULL)
+    strcpy(dir, ".");
+  else if (dl == 0)
+    strcpy(dir, "/");
+  else {
+    memcpy(dir, path, dl);
+    dir[dl] = '\0';
+  }
+  int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *dp = dfd >= 0 ? fdopendir(dfd) : NULL;
+  if (dp == NULL) {
+    if (dfd >= 0)
+      close(dfd);
+    free(dir);
+    return;
+  }
+  time_t now = time(NULL);
+  struct dirent *e;
+  while ((e = readdir(dp)) != NULL) {
+    const char *nm = e->d_name;
+    if (strlen(nm) != bl + 10 || strncmp(nm, base, bl) != 0
+        || strncmp(nm + bl, ".tmp", 4) != 0)
+      continue;
+    int ours = 1;
+    for (size_t k = bl + 4; k < bl + 10; k++) {
+      char c = nm[k];
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+            || (c >= '0' && c <= '9')))
+        ours = 0;
+    }
+    if (!ours)
+      continue;
+    int fd = openat(dirfd(dp), nm,
+                    O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+      continue;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid()
+        && st.st_mtime + AF_TMP_STALE_S <= now
+        && flock(fd, LOCK_EX | LOCK_NB) == 0)
+      unlinkat(dirfd(dp), nm, 0);
+    close(fd); /* releases the lock */
+  }
+  closedir(dp);
+  free(dir);
+}
+
 /* ------------------------------------------------------------ atomic */
 
 int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
@@ -242,6 +486,15 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
   if (path == NULL || writer == NULL || *path == '\0')
     return AF_EINVAL;
   struct stat st, out;
+  long dpid;
+  int dfd;
+  if (strcmp(path, "-") != 0 && af_path_descriptor(path, &dpid, &dfd)) {
+    if (dpid != (long) getpid()) {
+      errno = EPERM;
+      return AF_EIO;
+    }
+    return af_write_fd(dfd, writer, ctx);
+  }
   int to_stdout = strcmp(path, "-") == 0;
   if (!to_stdout && stat(path, &st) == 0 && fstat(STDOUT_FILENO, &out) == 0
       && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
@@ -299,8 +552,11 @@ int af_write_atomic(const char *path, af_writer_fn writer, void *ctx)
   sigaddset(&block, SIGTERM);
   sigaddset(&block, SIGHUP);
   int masked = sigprocmask(SIG_BLOCK, &block, &saved) == 0;
+  af_tmp_sweep_stale(path);
   int fd = mkstemp(tmp), mkerr = errno;
   int slot = fd >= 0 ? af_tmp_register(tmp) : -1;
+  if (fd >= 0)
+    flock(fd, LOCK_EX | LOCK_NB); /* "a live writer" (header) */
   if (masked)
     sigprocmask(SIG_SETMASK, &saved, NULL);
   if (fd < 0) {

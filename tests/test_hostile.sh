@@ -170,6 +170,54 @@ if "$AF" $CK --resume "$in/ck" --out "$tmp/re.csv" 2>"$tmp/stderr" &&
 else
   notok "the intact checkpoint resumes" "$(cat "$tmp/stderr")"
 fi
+# Plausibility after integrity: a state changed and its checksum
+# recomputed (what a program writing checkpoints by hand could do) is
+# checked against the run's invariants before any step.
+# recheck KEY INDEX VALUE OUT: line INDEX (1-based) of those starting
+# with "KEY " set to "KEY VALUE", the FNV-1a 64 checksum recomputed.
+recheck() {
+  python3 - "$in/ck" "$@" <<'PY'
+import sys
+src, key, idx, val, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
+lines = open(src, "rb").read().split(b"\n")[:-2]  # without checksum, ''
+k = 0
+for i, l in enumerate(lines):
+    if l.startswith(key.encode() + b" "):
+        k += 1
+        if k == idx:
+            lines[i] = (key + " " + val).encode()
+body = b"".join(l + b"\n" for l in lines)
+h = 0xcbf29ce484222325
+for b in body:
+    h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+open(out, "wb").write(body + b"checksum fnv1a64 %016x\n" % h)
+PY
+}
+if command -v python3 >/dev/null 2>&1; then
+  recheck y 1 "$(sed -n 's/^y //p' "$in/ck" | head -n 1)" "$in/ck.same"
+  if "$AF" $CK --resume "$in/ck.same" --out "$tmp/same.csv" 2>"$tmp/stderr"; then
+    ok "a recomputed checksum of an unchanged checkpoint resumes"
+  else
+    notok "recomputed checksum" "$(cat "$tmp/stderr")"
+  fi
+  recheck y 1 0x0p+0 "$in/ck.dir"
+  hostile "a direction component set to 0: off the unit sphere" 1 \
+    "off the unit sphere" $CK --resume "$in/ck.dir"
+  recheck y 13 0x1p+1000000 "$in/ck.huge"
+  hostile "a radius of 2^1000000" 1 "beyond the double range" \
+    $CK --resume "$in/ck.huge"
+  recheck y 14 -0x1p+0 "$in/ck.neg"
+  hostile "a negative radius" 1 "radius -1 (not positive)" \
+    $CK --resume "$in/ck.neg"
+  recheck err_est 1 -0x1p+0 "$in/ck.est"
+  hostile "err_est -1" 1 "error estimate -1 is negative" \
+    $CK --resume "$in/ck.est"
+  recheck t 1 0x1p+10 "$in/ck.time"
+  hostile "a time past the run's end" 1 "outside the run" \
+    $CK --resume "$in/ck.time"
+else
+  skip "plausibility of resumed states" "no python3"
+fi
 
 # ------------------------------------------------------------ output paths
 echo "before" >"$tmp/log"
@@ -208,6 +256,116 @@ if [ -e /dev/full ]; then
   fi
 else
   skip "full-disk cases" "no /dev/full"
+fi
+
+# ------------------------------------------------------------ descriptors
+# A path that names one of our descriptors is written through it: the
+# lines the shell appended there before stay (nothing is replaced).
+for opt in "--out" "--save-state" "--checkpoint"; do
+  for path in /dev/stderr /dev/fd/2 /proc/self/fd/2; do
+    [ -e "$path" ] || { skip "$opt $path 2>> log" "no $path"; continue; }
+    echo "earlier line" >"$tmp/dlog"
+    case $opt in
+      --out) args="$B --out $path" ;;
+      --save-state) args="$B --out $tmp/d.csv --save-state $path" ;;
+      --checkpoint) args="$CK --out $tmp/d.csv --checkpoint $path" ;;
+    esac
+    # shellcheck disable=SC2086
+    if "$AF" $args 2>>"$tmp/dlog" >/dev/null &&
+      [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ] &&
+      [ "$(wc -l <"$tmp/dlog")" -gt 1 ]; then
+      ok "$opt $path 2>> log keeps the log's earlier lines"
+    else
+      notok "$opt $path 2>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+    fi
+  done
+done
+echo "earlier line" >"$tmp/dlog"
+if "$AF" $B --out /dev/fd/3 3>>"$tmp/dlog" 2>"$tmp/stderr" &&
+  [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ] &&
+  [ "$(grep -c "^[0-9]" "$tmp/dlog")" -eq 2 ]; then
+  ok "--out /dev/fd/3 3>> log appends the result"
+else
+  notok "--out /dev/fd/3 3>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+fi
+echo "earlier line" >"$tmp/dlog"
+if "$AF" figure c2 --quick --out /dev/stderr 2>>"$tmp/dlog" &&
+  [ "$(head -n 1 "$tmp/dlog")" = "earlier line" ]; then
+  ok "figure --out /dev/stderr 2>> log keeps the log"
+else
+  notok "figure --out /dev/stderr 2>> log" "$(head -c 200 "$tmp/dlog" | tr '\n' '|')"
+fi
+hostile "--out /dev/stdin: a descriptor open only for reading" 2 \
+  "names descriptor 0, which is open only for reading" $B --out /dev/stdin
+hostile "--out /dev/fd/9: a descriptor not open" 2 \
+  "names descriptor 9, which is not open" $B --out /dev/fd/9
+hostile "--out /proc/1/fd/1: another process's descriptor" 2 \
+  "is a descriptor of another process" $B --out /proc/1/fd/1
+hostile "--save-state: a directory" 2 "is a directory" \
+  $B --out "$out/r.csv" --save-state "$tmp"
+SW="sweep --scheme post-ln --n 4 --d 3 --beta 1 --t-end 1 --seeds 1-2"
+for path in /dev/full /dev/null /dev/stderr; do
+  [ -e "$path" ] || continue
+  [ -e "$path.journal" ] && : >"$tmp/had.$(basename "$path")"
+  hostile "sweep --out $path: no journal beside a device" 2 \
+    "is not a regular file" $SW --out "$path"
+  if [ -e "$path.journal" ] && [ ! -e "$tmp/had.$(basename "$path")" ]; then
+    notok "sweep --out $path" "left $path.journal"
+  fi
+done
+mkfifo "$tmp/fifo" 2>/dev/null && {
+  cat "$tmp/fifo" >"$tmp/fifo.out" &
+  cpid=$!
+  if "$AF" $B --out "$tmp/fifo" 2>"$tmp/stderr" && wait "$cpid" &&
+    [ -p "$tmp/fifo" ] && [ "$(rows "$tmp/fifo.out" | wc -l)" -eq 2 ]; then
+    ok "--out FIFO is written in place (the pipe stays a pipe)"
+  else
+    notok "--out FIFO" "$(cat "$tmp/stderr")"
+  fi
+}
+
+hostile "sweep: a duplicate among 10^5 betas (sorted, not pairwise)" 2 \
+  "0.5 listed twice" sweep --scheme post-ln --n 4 --d 3 --t-end 1 --seeds 1 \
+  --beta "0:0.99999:0.00001,0.5" --out "$out/s.csv"
+
+# ------------------------------------------------------------ leftovers
+# A temporary file of a killed writer (SIGKILL: no handler runs) is
+# removed by the next write to the same target; a name not of our
+# pattern, and one a live writer holds (flock), are left alone.
+: >"$tmp/k.csv.tmpAb3xZ9"
+: >"$tmp/k.csv.tmpAb3xZ"
+: >"$tmp/k.csv.tmpLIVE01"
+touch -d '2000-01-01' "$tmp/k.csv.tmpAb3xZ9" "$tmp/k.csv.tmpAb3xZ" \
+  "$tmp/k.csv.tmpLIVE01"
+if command -v flock >/dev/null 2>&1; then
+  flock "$tmp/k.csv.tmpLIVE01" sleep 30 &
+  lpid=$!
+  sleep 0.3
+else
+  lpid=
+fi
+if "$AF" $B --out "$tmp/k.csv" 2>"$tmp/stderr" &&
+  [ ! -e "$tmp/k.csv.tmpAb3xZ9" ] && [ -e "$tmp/k.csv.tmpAb3xZ" ] &&
+  { [ -z "$lpid" ] || [ -e "$tmp/k.csv.tmpLIVE01" ]; }; then
+  ok "a killed run's temporary file is removed by the next run on the target"
+else
+  notok "stale temporary files" "$(ls "$tmp" | grep tmp | tr '\n' ' ')"
+fi
+[ -n "$lpid" ] && kill "$lpid" 2>/dev/null && wait "$lpid" 2>/dev/null
+rm -f "$tmp"/k.csv*
+
+# ------------------------------------------------------------ messages
+# Values echoed in messages: control bytes and invalid UTF-8 escaped, a
+# huge argument cut (one line, bounded).
+hostile "ESC, newline and a bad byte are escaped" 2 'a\x1B[31mred\x0Ab\xFF' \
+  $B --scheme "$(printf 'a\033[31mred\nb\377')"
+big=$(head -c 120000 /dev/zero | tr '\0' x)
+hostile "a 120 kB argument is cut in the message" 2 "bytes left out" \
+  run --scheme "$big" --n 4 --d 3 --beta 1
+if [ "$(wc -c <"$tmp/stderr")" -lt 1200 ]; then
+  ok "the message of a 120 kB argument stays under 1200 bytes"
+else
+  notok "a 120 kB argument" "$(wc -c <"$tmp/stderr") bytes of message"
 fi
 
 # ------------------------------------------------------------ signals

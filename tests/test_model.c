@@ -25,7 +25,8 @@ START_TEST(test_status_strings)
   static const char *const names[] = {
     "AF_OK", "AF_EINVAL", "AF_ENOMEM", "AF_ENONFINITE", "AF_EZERONORM",
     "AF_EZEROATTN", "AF_EDIM", "AF_EPARSE", "AF_EIO", "AF_EMAXSTEPS",
-    "AF_ENOPROGRESS", "AF_EGSL", "AF_EOVERFLOW", "AF_ESPEED"};
+    "AF_ENOPROGRESS", "AF_EGSL", "AF_EOVERFLOW", "AF_ESPEED",
+    "AF_ECANCELED"};
   ck_assert_int_eq((int) (sizeof names / sizeof names[0]), AF_STATUS_COUNT);
   for (int k = 0; k < AF_STATUS_COUNT; k++) {
     ck_assert_str_eq(af_status_name(k), names[k]);

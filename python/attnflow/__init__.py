@@ -27,6 +27,7 @@ from . import _lib
 from ._lib import Error
 from . import theory
 from ._version import __version__
+from . import _limits
 
 __all__ = ["run", "verify", "read_csv", "Result", "UserScheme", "Error",
            "theory", "schemes", "observables", "version", "convergence"]
@@ -105,6 +106,7 @@ class UserScheme:
 
     def __init__(self, name, rates, needs_anorm=False, moves_radius=True,
                  speed_text="", radial_text=""):
+        _limits.text("UserScheme name", name)
         self.name = name
         self.rates = rates
         self._errors = []
@@ -112,7 +114,7 @@ class UserScheme:
         def cb(s, rho, t, r, c, a, alpha, tau):
             try:
                 s[0], rho[0] = rates(t, r, c, a, alpha, tau)
-            except Exception as e:  # reported after the run
+            except BaseException as e:  # stops the run, raised after it
                 self._errors.append(e)
                 s[0], rho[0] = math.nan, math.nan
 
@@ -310,6 +312,14 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
                   t_end=t_end, times=times, method=method, h=h, rtol=rtol,
                   atol=atol, max_steps=max_steps, observables=observables,
                   cluster_cos=cluster_cos)
+    obs_names = observables.split(",") if isinstance(observables, str) \
+        else list(observables or [])
+    n, d, seed, max_steps = _limits.check_run(
+        n, d, seed, max_steps, rtol, atol, h, cluster_cos,
+        [("scheme", scheme if isinstance(scheme, str) else None),
+         ("init", init if isinstance(init, str) else None),
+         ("method", method), ("weights", weights), ("kernel", kernel)]
+        + [("observables", o) for o in obs_names])
     if int(n) != n or n < 1 or int(d) != d or d < 1:
         raise ValueError("n and d must be integers >= 1 (got %r, %r)" % (n, d))
     n, d = int(n), int(d)
@@ -437,8 +447,10 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
         cb = _lib.OUTPUT_FN(out)
         stats = _lib.IntegStats()
         ip = itimes.ctypes.data_as(_lib.DP)
-        st = _lib.lib.af_integrate(yp, ip, itimes.size, m, opts, work, cb,
-                                   None, stats)
+        opts.progress = _limits.POLL_ADDRESS
+        with _limits.interruptible():
+            st = _lib.lib.af_integrate(yp, ip, itimes.size, m, opts, work, cb,
+                                       None, stats)
         if isinstance(scheme, UserScheme) and scheme._errors:
             e = scheme._errors[0]
             scheme._errors.clear()

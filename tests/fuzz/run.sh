@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh -- build the libFuzzer harnesses of tests/fuzz/ (one per reader:
-# token files, weights files, reference files, checkpoints, scheme specs) against the
+# token files, weights files, reference files, checkpoints, scheme specs;
+# and one of the public C API, arguments decoded from the input) against the
 # library's sources with clang -fsanitize=fuzzer,address,undefined, and
 # run each for a bounded time from its committed seed corpus.
 #
@@ -37,7 +38,7 @@ LIBSRC="src/status src/scheme src/model src/attention src/attention_blas
   src/attention_exp src/attention_small src/layer_maps src/blas src/integrate
   src/rkv98 src/observe src/init src/util src/sweep src/mp_kernel_double
   src/mp_kernel_mpfr src/mp_integrate src/mp_observe src/mp_ref src/mp_input
-  cli/output src/expr src/scheme_spec"
+  cli/output src/expr src/scheme_spec src/limits"
 
 echo "fuzz: building the library with $CC ($SAN)"
 objs=""
@@ -48,7 +49,7 @@ for s in $LIBSRC; do
 done
 
 status=0
-for h in init weights ref checkpoint scheme; do
+for h in init weights ref checkpoint scheme api; do
   src="$here/fuzz_$h.c"
   bin="$work/fuzz_$h"
   extra=""
