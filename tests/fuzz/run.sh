@@ -34,11 +34,15 @@ trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src"
 LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
-LIBSRC="src/status src/scheme src/model src/attention src/attention_blas
-  src/attention_exp src/attention_small src/layer_maps src/blas src/integrate
-  src/rkv98 src/observe src/init src/util src/sweep src/mp_kernel_double
-  src/mp_kernel_mpfr src/mp_integrate src/mp_observe src/mp_ref src/mp_input
-  cli/output src/expr src/scheme_spec src/limits"
+# The library's sources as Makefile.am lists them (src_libafcore_la_SOURCES,
+# .c files only), so a new source file cannot be missed here, but for
+# src/datadir.c, which needs the build's paths (-DAF_DATADIR...) and no
+# harness calls; and the command's output code, which the checkpoint
+# harness uses.
+LIBSRC="$(sed -n '/^src_libafcore_la_SOURCES/,/[^\\]$/p' "$top/Makefile.am" |
+  grep -o 'src/[A-Za-z0-9_]*\.c' | sed 's/\.c$//' | grep -v '^src/datadir$') cli/output"
+[ -n "$(printf '%s' "$LIBSRC" | grep src/status)" ] ||
+  { echo "fuzz: no library sources found in $top/Makefile.am" >&2; exit 1; }
 
 echo "fuzz: building the library with $CC ($SAN)"
 objs=""
