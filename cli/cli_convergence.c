@@ -177,6 +177,19 @@ static int cv_run(double *err, double *steps, double *nevals, double *secs,
 
 /* The MPFR reference (mp-gbs) and its check (mp-gauss), rounded to
  * double in x->ref. */
+/* One MPFR integration of the case's start to t_end with method 'method',
+ * its thread CPU time in *secs. */
+static int cv_mp_timed(mpfr_t *y, af_mp_method method, const cv_ctx *x,
+                       const double times[2], af_mp_opts *o, af_mp_work *w,
+                       af_mp_stats *st, double *secs) {
+  o->method = method;
+  af_mp_vec_set_d(y, x->y0, x->ss);
+  double t0 = af_out_clock(CLOCK_THREAD_CPUTIME_ID);
+  int rc = af_mp_integrate(y, times, 2, &x->m, o, w, NULL, NULL, st);
+  *secs = af_out_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
+  return rc;
+}
+
 static int cv_reference(cv_ctx *x) {
   size_t ss = x->ss;
   mpfr_prec_t prec = (mpfr_prec_t)x->ref_prec;
@@ -189,20 +202,10 @@ static int cv_reference(cv_ctx *x) {
   af_mp_opts o;
   af_mp_opts_init(&o);
   o.tol = x->ref_tol;
-  if (rc == AF_OK) {
-    o.method = AF_MP_GBS;
-    af_mp_vec_set_d(a, x->y0, ss);
-    double t0 = af_out_clock(CLOCK_THREAD_CPUTIME_ID);
-    rc = af_mp_integrate(a, times, 2, &x->m, &o, w, NULL, NULL, &sa);
-    ta = af_out_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
-  }
-  if (rc == AF_OK) {
-    o.method = AF_MP_GAUSS;
-    af_mp_vec_set_d(b, x->y0, ss);
-    double t0 = af_out_clock(CLOCK_THREAD_CPUTIME_ID);
-    rc = af_mp_integrate(b, times, 2, &x->m, &o, w, NULL, NULL, &sb);
-    tb = af_out_clock(CLOCK_THREAD_CPUTIME_ID) - t0;
-  }
+  if (rc == AF_OK)
+    rc = cv_mp_timed(a, AF_MP_GBS, x, times, &o, w, &sa, &ta);
+  if (rc == AF_OK)
+    rc = cv_mp_timed(b, AF_MP_GAUSS, x, times, &o, w, &sb, &tb);
   if (rc == AF_OK) {
     af_mp_vec_get_d(x->ref, a, ss);
     snprintf(x->ref_text, sizeof x->ref_text,
