@@ -76,6 +76,33 @@ if "$AF" run --scheme-def "$tmp/none.scheme" --n 2 --d 2 --beta 1 \
   bad "layer = none refuses the layer map" "accepted"
 else ok "layer = none refuses the layer map"; fi
 
+# sweep --scheme-def: a spec'd scheme is a point of the grid, named by its
+# spec, and its rows are those of the built-in it copies, bit for bit
+if "$AF" sweep --scheme post-ln --scheme-def "$S/post-ln.scheme,$S/peri-damped.scheme" \
+    --n 4 --d 3 --beta 1,2 --seeds 1-2 --t-end 1 --out "$tmp/sw.csv" \
+    >/dev/null 2>"$tmp/err" &&
+   grep '^post-ln,' "$tmp/sw.csv" | cut -d, -f2- >"$tmp/a" &&
+   grep '^post-ln-spec,' "$tmp/sw.csv" | cut -d, -f2- >"$tmp/b" &&
+   [ "$(wc -l <"$tmp/a")" -eq 8 ] && cmp -s "$tmp/a" "$tmp/b" &&
+   [ "$(grep -c '^peri-damped,' "$tmp/sw.csv")" -eq 8 ] &&
+   grep -q '^# scheme_def_peri-damped: fnv1a64=' "$tmp/sw.csv"; then
+  ok "sweep --scheme-def: the spec'd post-ln bit for bit, peri-damped named"
+else bad "sweep --scheme-def" "$(head -c 300 "$tmp/err")"; fi
+# one run of the sweep is 'run --scheme-def' with its seed
+rows --scheme-def "$S/peri-damped.scheme" --n 4 --d 3 --beta 2 --seed 2 \
+  --t-end 1 | tail -n +2 | sed 's/^/peri-damped,4,3,2,2,/' >"$tmp/a"
+grep '^peri-damped,4,3,2,2,' "$tmp/sw.csv" >"$tmp/b"
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+  ok "sweep --scheme-def: a run equals 'run --scheme-def'"
+else bad "sweep --scheme-def: a run equals 'run --scheme-def'" "differs"; fi
+cp "$S/post-ln.scheme" "$tmp/copy.scheme"
+if "$AF" sweep --scheme-def "$S/post-ln.scheme,$tmp/copy.scheme" --n 2 --d 2 \
+    --beta 1 --seeds 1 --out "$tmp/sw2.csv" >/dev/null 2>"$tmp/err"; then
+  bad "sweep: two specs of one name refused" "accepted"
+elif grep -q "already a scheme of the grid" "$tmp/err"; then
+  ok "sweep: two specs of one name refused"
+else bad "sweep: two specs of one name refused" "$(cat "$tmp/err")"; fi
+
 # verify --scheme-def
 if "$AF" verify --scheme-def "$S/peri-damped.scheme" >"$tmp/v" 2>&1 &&
    grep -q '^U2.T4.1 .* pass' "$tmp/v" && grep -q 'not checked' "$tmp/v"; then
