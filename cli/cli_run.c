@@ -526,6 +526,13 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   /* High precision first: it decides what --method names. */
   af_integ_opts_init(&c->integ);
   af_mp_opts_init(&c->mp);
+  if (a[O_PRECISION] && af_scheme_spec_alters_attention(c->spec)) {
+    af_cli_error("--scheme-def %s: its 'scores' or 'gain' changes attention, "
+                 "which the MPFR path (--precision) does not implement: run "
+                 "it in double precision",
+                 a[O_SCHEME_DEF]);
+    return AF_EXIT_USAGE;
+  }
   if (a[O_PRECISION]) {
     if (!af_cli_ulong(&c->precision, "precision", a[O_PRECISION]))
       return AF_EXIT_USAGE;

@@ -103,6 +103,29 @@ elif grep -q "already a scheme of the grid" "$tmp/err"; then
   ok "sweep: two specs of one name refused"
 else bad "sweep: two specs of one name refused" "$(cat "$tmp/err")"; fi
 
+# scores and gain (U3): QK-norm with gain 2 and identity weights is
+# Post-LN at beta 2 (to the integrator's tolerance: the kernels differ);
+# radii scores run on the flow and the layer map; MPFR refuses them
+Q="--n 5 --d 3 --init gaussian --t-end 2"
+a=$(rows --scheme post-ln --beta 2 $Q | tail -n 1 | cut -d, -f2)
+b=$(rows --scheme-def "$S/qknorm-post.scheme" --beta 1 $Q | tail -n 1 | cut -d, -f2)
+if [ -n "$a" ] && [ -n "$b" ] &&
+   awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'; then
+  ok "qknorm gain 2 = post-ln at beta 2 ($a, $b)"
+else bad "qknorm gain 2 = post-ln at beta 2" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+for opt in "--method rk8pd" "--method layers --h 0.1"; do
+  if rows --scheme-def "$S/raw-scores.scheme" --beta 1 $Q $opt >"$tmp/a" &&
+     [ "$(wc -l <"$tmp/a")" -ge 3 ]; then ok "raw-scores $opt"
+  else bad "raw-scores $opt" "$(head -c 300 "$tmp/err")"; fi
+done
+if "$AF" run --scheme-def "$S/raw-scores.scheme" --n 3 --d 3 --beta 1 \
+    --precision 80 >/dev/null 2>"$tmp/err"; then bad "MPFR refuses scores" "accepted"
+elif grep -q "MPFR path (--precision) does not implement" "$tmp/err"; then
+  ok "MPFR refuses scores = radii with a reason"
+else bad "MPFR refuses scores" "$(cat "$tmp/err")"; fi
+check_err "bad scores" 'name = x\nscores = norm\n' 'line 2, column 10: scores: expected plain, radii or qknorm'
+check_err "gain reads r" 'name = x\ngain = r * 2\n' 'gain: an expression of t and the params only'
+
 # verify --scheme-def
 if "$AF" verify --scheme-def "$S/peri-damped.scheme" >"$tmp/v" 2>&1 &&
    grep -q '^U2.T4.1 .* pass' "$tmp/v" && grep -q 'not checked' "$tmp/v"; then
