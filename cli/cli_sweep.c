@@ -667,7 +667,15 @@ static int af_sweep_read_files(af_sweep *g) {
     errno = 0;
     if (strcmp(rc->weights, "identity") != 0 &&
         strcmp(rc->weights, "kaiming") != 0) {
-      st = af_weights_read(&g->wfile[c], rc->weights, rc->d, &line);
+      af_read_info info;
+      st = af_cli_weights_read(&g->wfile[c], &info, rc->weights, rc->d,
+                               rc->integ.h);
+      line = info.line;
+      if (st != AF_OK && info.what != NULL && line == 0) {
+        af_cli_error("--weights %s: %s: %s", rc->weights, af_strerror(st),
+                     info.what);
+        return AF_EXIT_FAIL;
+      }
       if (st != AF_OK) {
         af_sweep_file_error("--weights", rc->weights, line, st, errno);
         return AF_EXIT_FAIL;

@@ -237,6 +237,18 @@ typedef struct {
 /* af_weights_read with the detail of a failure in *info (may be NULL). */
 int af_weights_read_info(af_weights **w, af_read_info *info,
                          const char *path, size_t d);
+/* Per-layer weights from a NumPy .npy file (weights_npy.c): one array of
+ * '<f8' or '<f4', C order, shape (3, d, d) (one set Q, K, V) or
+ * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt));
+ * entry [l][0][a][b] is Q_ab of set l.  Read strictly: AF_EPARSE or
+ * AF_EDIM (a shape not matching d) with the reason in info->what,
+ * AF_ENONFINITE for a NaN or infinite weight, AF_EIO if unreadable.
+ * af_weights_parse_npy: the same from the bytes buf[0..len). */
+int af_weights_read_npy(af_weights **w, af_read_info *info, const char *path,
+                        size_t d, double layer_dt);
+int af_weights_parse_npy(af_weights **w, const char **what,
+                         const unsigned char *buf, size_t len, size_t d,
+                         double layer_dt);
 
 /* ------------------------------------------------------------------ */
 /* The model: everything that defines the vector field.                 */
