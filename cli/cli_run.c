@@ -108,7 +108,8 @@ static void af_run_help(void) {
       "  --attention K   softmax|usa|causal (default softmax; sa/usa/causal fix it)\n"
       "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
       "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
-      "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V)\n"
+      "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V;\n"
+      "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h)\n"
       "  --kernel K      blas|direct|tiled (default blas, or tiled when the n x n\n"
       "                  matrix would exceed 1 GiB; direct with --precision)\n"
       "\n"
@@ -526,6 +527,13 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   /* High precision first: it decides what --method names. */
   af_integ_opts_init(&c->integ);
   af_mp_opts_init(&c->mp);
+  if (a[O_PRECISION] && af_scheme_spec_alters_attention(c->spec)) {
+    af_cli_error("--scheme-def %s: its 'scores' or 'gain' changes attention, "
+                 "which the MPFR path (--precision) does not implement: run "
+                 "it in double precision",
+                 a[O_SCHEME_DEF]);
+    return AF_EXIT_USAGE;
+  }
   if (a[O_PRECISION]) {
     if (!af_cli_ulong(&c->precision, "precision", a[O_PRECISION]))
       return AF_EXIT_USAGE;
@@ -1068,7 +1076,7 @@ int af_cli_run(int argc, char **argv) {
   } else if (strcmp(c.weights, "identity") != 0) {
     af_read_info info;
     errno = 0;
-    rc = af_weights_read_info(&wts, &info, c.weights, c.d);
+    rc = af_cli_weights_read(&wts, &info, c.weights, c.d, c.integ.h);
     if (rc != AF_OK) {
       af_run_file_error("--weights", c.weights, &info, rc, errno);
       ex = AF_EXIT_FAIL;
@@ -1209,6 +1217,17 @@ done:
   free(c.times);
   af_scheme_spec_free(c.spec);
   return ex;
+}
+
+int af_cli_is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+
+int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
+                        size_t d, double h) {
+  if (af_cli_is_npy(path)) return af_weights_read_npy(w, info, path, d, h);
+  return af_weights_read_info(w, info, path, d);
 }
 
 int af_cli_scheme_def(af_scheme_spec **spec, const char *path) {

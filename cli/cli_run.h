@@ -63,6 +63,13 @@ typedef struct {
  * and column; 1 on success (shared by run and verify). */
 int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
 
+/* Read a --weights PATH: a .npy file (af_weights_read_npy, its sets of
+ * time h each) or the text format (af_weights_read_info). */
+int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
+                        size_t d, double h);
+/* 1 if PATH names a .npy file (by its suffix). */
+int af_cli_is_npy(const char *path);
+
 /* The option table of 'attnflow run' (indices O_*), shared with
  * 'attnflow sweep' (cli_sweep.c), which gives every run option to each
  * run of its grid. */

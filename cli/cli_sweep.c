@@ -59,14 +59,14 @@
 /* ------------------------------------------------------------ options */
 
 enum { S_HELP, S_SCHEME, S_N, S_D, S_BETA, S_SEEDS, S_OUT, S_THREADS,
-       S_PROGRESS, S_COUNT };
+       S_PROGRESS, S_SCHEME_DEF, S_COUNT };
 
 static const af_cli_opt af_sweep_own[S_COUNT] = {
     [S_HELP] = {"help", 0},       [S_SCHEME] = {"scheme", 1},
     [S_N] = {"n", 1},             [S_D] = {"d", 1},
     [S_BETA] = {"beta", 1},       [S_SEEDS] = {"seeds", 1},
     [S_OUT] = {"out", 1},         [S_THREADS] = {"threads", 1},
-    [S_PROGRESS] = {"progress", 0},
+    [S_PROGRESS] = {"progress", 0}, [S_SCHEME_DEF] = {"scheme-def", 1},
 };
 
 /* Options of 'attnflow run' that a sweep does not pass on, and why. */
@@ -93,6 +93,7 @@ static const struct {
 static void af_sweep_help(void) {
   printf(
       "Usage: attnflow sweep --scheme LIST --n LIST --d LIST --beta GRID\n"
+      "                      (or --scheme-def FILES in place of or beside --scheme)\n"
       "                      --seeds LIST --out PATH [RUN OPTIONS] [--threads T]\n"
       "\n"
       "Run 'attnflow run' at every point of a grid and write one CSV: columns\n"
@@ -104,6 +105,9 @@ static void af_sweep_help(void) {
       "\n"
       "Grid:\n"
       "  --scheme LIST   schemes, comma-separated (as 'run --scheme')\n"
+      "  --scheme-def FILES  spec files, comma-separated (as 'run --scheme-def';\n"
+      "                  docs/schemes.md): schemes of the grid after --scheme's,\n"
+      "                  named in the CSV by their spec's name\n"
       "  --n LIST        token counts, comma-separated\n"
       "  --d LIST        dimensions, comma-separated\n"
       "  --beta GRID     comma-separated values and START:STOP:STEP ranges\n"
@@ -137,8 +141,11 @@ static void af_sweep_help(void) {
 
 typedef struct {
   /* Axes. */
-  char **schemes;
+  char **schemes;   /* the CSV's names (a spec's name for a spec) */
   size_t nscheme;
+  size_t nbuiltin;  /* schemes[i] for i >= nbuiltin come from specs */
+  char **defpath;   /* nscheme entries: NULL, or the spec's file */
+  int in_def;       /* parsing --scheme-def's list */
   size_t *ns, *ds;
   size_t nn, nd;
   double *betas;
@@ -237,8 +244,11 @@ static int af_sweep_same_double(const void *a, const void *b) {
 static int af_sweep_scheme_item(void *vctx, const char *item) {
   af_sweep_lc *x = vctx;
   af_sweep *g = x->g;
-  if (!af_cli_once(&item, g->schemes, g->nscheme, sizeof *g->schemes,
-                   af_sweep_same_name, "--scheme: '%s' listed twice", item))
+  if (!af_cli_once(&item, g->schemes + g->nbuiltin, g->nscheme - g->nbuiltin,
+                   sizeof *g->schemes, af_sweep_same_name,
+                   g->in_def ? "--scheme-def: '%s' listed twice"
+                               : "--scheme: '%s' listed twice",
+                   item))
     return 0;
   if (!af_sweep_push((void **)&g->schemes, &g->nscheme, &x->cap,
                      sizeof *g->schemes))
@@ -410,14 +420,19 @@ static int af_sweep_betas_distinct(const af_sweep *g) {
 }
 
 static void af_sweep_free(af_sweep *g) {
-  for (size_t i = 0; i < g->nscheme; i++) free(g->schemes[i]);
+  for (size_t i = 0; i < g->nscheme; i++) {
+    free(g->schemes[i]);
+    if (g->defpath) free(g->defpath[i]);
+  }
   free(g->schemes);
+  free(g->defpath);
   free(g->ns);
   free(g->ds);
   free(g->betas);
   free(g->seeds);
   for (size_t c = 0; c < g->ncomb; c++) {
     free(g->cfg[c].times);
+    af_scheme_spec_free(g->cfg[c].spec);
     if (g->wfile) af_weights_free(g->wfile[c]);
   }
   free(g->cfg);
@@ -427,7 +442,8 @@ static void af_sweep_free(af_sweep *g) {
 /* Parse 'run' for one (scheme, n, d): the synthesized command line
  * "run --scheme S --n N --d D --beta B0 --seed S0 OPTIONS". */
 static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
-                              const char *scheme, size_t n, size_t d) {
+                              const char *scheme, int def, size_t n,
+                              size_t d) {
   char sn[32], sd[32], sb[32], ss[32];
   snprintf(sn, sizeof sn, "%zu", n);
   snprintf(sd, sizeof sd, "%zu", d);
@@ -436,8 +452,8 @@ static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
   char *argv[11 + 2 * O_COUNT];
   int argc = 0;
   argv[argc++] = "run";
-  const char *fixed[] = {"--scheme", scheme, "--n", sn, "--d", sd,
-                         "--beta", sb, "--seed", ss};
+  const char *fixed[] = {def ? "--scheme-def" : "--scheme", scheme, "--n", sn,
+                         "--d", sd, "--beta", sb, "--seed", ss};
   for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
     argv[argc++] = (char *)fixed[i];
   char names[O_COUNT][40];
@@ -450,6 +466,32 @@ static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
   argv[argc] = NULL;
   memset(c, 0, sizeof *c);
   return af_run_parse(c, argc, argv);
+}
+
+/* Spec'd schemes: the CSV names them by the spec's name (the file stays
+ * in defpath for the provenance); two schemes of one name are refused. */
+static int af_sweep_spec_names(af_sweep *g) {
+  size_t per = g->nn * g->nd;
+  for (size_t s = g->nbuiltin; s < g->nscheme; s++) {
+    const char *name = g->cfg[s * per].scheme_name;
+    char *copy = malloc(strlen(name) + 1);
+    if (copy == NULL) {
+      af_cli_error("sweep: %s", af_strerror(AF_ENOMEM));
+      return 0;
+    }
+    strcpy(copy, name);
+    g->defpath[s] = g->schemes[s];
+    g->schemes[s] = copy;
+  }
+  for (size_t s = g->nbuiltin; s < g->nscheme; s++)
+    for (size_t u = 0; u < s; u++)
+      if (strcmp(g->schemes[s], g->schemes[u]) == 0) {
+        af_cli_error("--scheme-def %s: its name '%s' is already a scheme of "
+                     "the grid (the CSV could not tell them apart)",
+                     g->defpath[s], g->schemes[s]);
+        return 0;
+      }
+  return 1;
 }
 
 /* One option of the command line (index into the table of
@@ -505,11 +547,24 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
   int rc = af_cli_options(&p, table, S_HELP, af_sweep_help, af_sweep_take, &x);
   if (rc != AF_EXIT_OK) return rc;
   static const int required[] = {S_SCHEME, S_N, S_D, S_BETA, S_SEEDS, S_OUT};
-  if (!af_cli_required("sweep", af_sweep_own, own, required,
-                       sizeof required / sizeof required[0]))
+  /* --scheme-def stands in for --scheme, or adds to it. */
+  int skip = own[S_SCHEME] == NULL && own[S_SCHEME_DEF] != NULL;
+  if (own[S_SCHEME] == NULL && own[S_SCHEME_DEF] == NULL) {
+    af_cli_error("sweep: missing required option --scheme or --scheme-def "
+                 "(try 'attnflow sweep --help')");
+    return AF_EXIT_USAGE;
+  }
+  if (!af_cli_required("sweep", af_sweep_own, own, required + skip,
+                       sizeof required / sizeof required[0] - (size_t)skip))
     return AF_EXIT_USAGE;
   af_sweep_lc lc = {g, 0};
-  if (!af_sweep_split("scheme", own[S_SCHEME], af_sweep_scheme_item, &lc))
+  if (own[S_SCHEME] &&
+      !af_sweep_split("scheme", own[S_SCHEME], af_sweep_scheme_item, &lc))
+    return AF_EXIT_USAGE;
+  g->nbuiltin = g->nscheme;
+  g->in_def = 1;
+  if (own[S_SCHEME_DEF] && !af_sweep_split("scheme-def", own[S_SCHEME_DEF],
+                                           af_sweep_scheme_item, &lc))
     return AF_EXIT_USAGE;
   af_sweep_sc sc = {{g, 0}, "n", &g->ns, &g->nn};
   if (!af_sweep_split("n", own[S_N], af_sweep_size_item, &sc))
@@ -563,13 +618,19 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
     af_cli_error("sweep: %s", af_strerror(AF_ENOMEM));
     return AF_EXIT_FAIL;
   }
+  g->defpath = calloc(g->nscheme, sizeof *g->defpath);
+  if (g->defpath == NULL) {
+    af_cli_error("sweep: %s", af_strerror(AF_ENOMEM));
+    return AF_EXIT_FAIL;
+  }
   for (size_t s = 0, c = 0; s < g->nscheme; s++)
     for (size_t i = 0; i < g->nn; i++)
       for (size_t j = 0; j < g->nd; j++, c++) {
-        int ex = af_sweep_parse_run(&g->cfg[c], g, g->schemes[s], g->ns[i],
-                                    g->ds[j]);
+        int ex = af_sweep_parse_run(&g->cfg[c], g, g->schemes[s],
+                                    s >= g->nbuiltin, g->ns[i], g->ds[j]);
         if (ex != AF_EXIT_OK) return ex == -1 ? AF_EXIT_USAGE : ex;
       }
+  if (!af_sweep_spec_names(g)) return AF_EXIT_USAGE;
   /* Columns: the observables without t (t has its own column). */
   const af_run_cfg *c0 = &g->cfg[0];
   g->nobs = 0;
@@ -606,7 +667,15 @@ static int af_sweep_read_files(af_sweep *g) {
     errno = 0;
     if (strcmp(rc->weights, "identity") != 0 &&
         strcmp(rc->weights, "kaiming") != 0) {
-      st = af_weights_read(&g->wfile[c], rc->weights, rc->d, &line);
+      af_read_info info;
+      st = af_cli_weights_read(&g->wfile[c], &info, rc->weights, rc->d,
+                               rc->integ.h);
+      line = info.line;
+      if (st != AF_OK && info.what != NULL && line == 0) {
+        af_cli_error("--weights %s: %s: %s", rc->weights, af_strerror(st),
+                     info.what);
+        return AF_EXIT_FAIL;
+      }
       if (st != AF_OK) {
         af_sweep_file_error("--weights", rc->weights, line, st, errno);
         return AF_EXIT_FAIL;
@@ -657,6 +726,8 @@ static int af_sweep_task(double *row, size_t r, void *vctx) {
   s.model.alpha = c->alpha;
   s.model.alpha_decay = c->alpha_decay;
   s.model.tau = c->tau;
+  if (c->spec != NULL)
+    af_model_set_user_scheme(&s.model, af_scheme_spec_row(c->spec));
   s.model.w = g->wfile[k.comb];
   s.init = c->init;
   s.r0 = c->r0;
@@ -1034,6 +1105,23 @@ static int af_sweep_done_mpi(size_t r, const double *row, int status,
 
 /* ------------------------------------------------------------ output */
 
+/* FNV-1a of a file's bytes (at most 64 KiB, the limit of a spec); 0 if
+ * it cannot be read. */
+static uint64_t af_sweep_file_fnv(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (f == NULL) return 0;
+  static const size_t max = 65536;
+  char buf[4096];
+  uint64_t h = AF_FNV_BASIS;
+  size_t got, total = 0;
+  while (total < max && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+    h = af_sweep_fnv(h, buf, got);
+    total += got;
+  }
+  fclose(f);
+  return h;
+}
+
 /* Provenance: the head, the grid, every run option with its default, and
  * (after the fingerprint's part) the ranks and threads. */
 static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
@@ -1055,6 +1143,15 @@ static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
     if (rc == AF_OK) rc = af_prov_add_str(p, key, s);                         \
   } while (0)
   AF_SWEEP_LIST("grid_scheme", g->nscheme, "%s", g->schemes[i]);
+  for (size_t i = g->nbuiltin; i < g->nscheme && rc == AF_OK; i++) {
+    /* A spec by its file and the FNV-1a of its bytes: a journal of an
+     * edited spec is not reused. */
+    char key[64], val[96];
+    snprintf(key, sizeof key, "scheme_def_%s", g->schemes[i]);
+    snprintf(val, sizeof val, "fnv1a64=%016llx",
+             (unsigned long long)af_sweep_file_fnv(g->defpath[i]));
+    rc = af_prov_add_str(p, key, val);
+  }
   AF_SWEEP_LIST("grid_n", g->nn, "%zu", g->ns[i]);
   AF_SWEEP_LIST("grid_d", g->nd, "%zu", g->ds[i]);
   AF_SWEEP_LIST("grid_beta", g->nbeta, "%.17g", g->betas[i]);

@@ -43,7 +43,7 @@ _attnflow()
       COMPREPLY=($(compgen -W "quick full" -- "$cur")); return ;;
     --inject-fault)
       COMPREPLY=($(compgen -W "speed radial attention" -- "$cur")); return ;;
-    --out|--save-state|--json|--markdown|--tolerances|--checkpoint|--resume)
+    --out|--save-state|--json|--markdown|--tolerances|--checkpoint|--resume|--scheme-def)
       COMPREPLY=($(compgen -f -- "$cur")); return ;;
     --write-certified)
       COMPREPLY=($(compgen -d -- "$cur")); return ;;

@@ -485,6 +485,181 @@ static void claim_u2_layer(af_vresult *r, const af_vctx *c, int arg)
   {"U1", name, AF_V_PASS, "U1", claim_u1, id, 0,                             \
    "spec'd copy of the built-in scheme: bit for bit (flow, layers, MPFR)"}
 
+
+/* ------------------------------------------------------------------ */
+/* U3: normalization that changes attention                             */
+/* ------------------------------------------------------------------ */
+
+#define U3_N 6
+#define U3_D 4
+
+static int u3_parse(af_scheme_spec **sp, const char *text)
+{
+  return af_scheme_spec_parse(sp, NULL, text, strlen(text));
+}
+
+/* The direction part of af_rhs for m at y; *scale = max |dy_i|. */
+static int u3_field(double *dy, const double *y, const af_model *m)
+{
+  af_work *w = af_work_alloc(m->n, m->d);
+  int rc = w ? af_rhs(dy, 0.0, y, m, w) : AF_ENOMEM;
+  af_work_free(w);
+  return rc;
+}
+
+/* max |a - b| / max |b| over the first len numbers. */
+static double u3_reldiff(const double *a, const double *b, size_t len)
+{
+  double md = 0, mb = 0;
+  for (size_t i = 0; i < len; i++) {
+    md = fmax(md, fabs(a[i] - b[i]));
+    mb = fmax(mb, fabs(b[i]));
+  }
+  return mb > 0 ? md / mb : md;
+}
+
+/* U3.radii: scores beta r_j r_k <th_j, th_k> with a common radius R equal
+ * the plain field at beta R^2 -- against the built-in Post-LN kernel
+ * within rounding for R = 2 and 0.75, and bit for bit against the same
+ * kernel with plain scores and gain R^2 for R = 2 (powers of two). */
+static void claim_u3_radii(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  af_scheme_spec *rad = NULL, *g4 = NULL;
+  int rc = u3_parse(&rad, "name = u3-radii\nspeed = 1\nradial = 0\n"
+                          "layer = sphere\nscores = radii\n");
+  if (rc == AF_OK)
+    rc = u3_parse(&g4, "name = u3-gain4\nspeed = 1\nradial = 0\n"
+                       "layer = sphere\ngain = 4\n");
+  size_t n = U3_N, d = U3_D, nd = n * d;
+  double y[af_state_size(U3_N, U3_D)], ds[af_state_size(U3_N, U3_D)],
+      db[af_state_size(U3_N, U3_D)];
+  const double beta = 1.25, radii[2] = {2.0, 0.75};
+  double worst = 0, bound = 0, maxd = 0;
+  size_t nbits = 0;
+  for (int q = 0; q < 2 && rc == AF_OK; q++) {
+    double R = radii[q];
+    rc = af_init_state(y, NULL, "gaussian", n, d, NAN, 7);
+    for (size_t j = 0; j < n; j++)
+      y[nd + j] = R;
+    af_model ms, mb;
+    af_v_model(&ms, c, n, d, beta, AF_POST_LN);
+    ms.fault = 0;
+    mb = ms;
+    mb.beta = beta * R * R;
+    if (rc == AF_OK)
+      rc = af_model_set_user_scheme(&ms, af_scheme_spec_row(rad));
+    if (rc == AF_OK)
+      rc = u3_field(ds, y, &ms);
+    if (rc == AF_OK)
+      rc = u3_field(db, y, &mb);
+    if (rc != AF_OK)
+      break;
+    /* each weight's exponent beta R^2 <th_j, th_k> carries ~ 2u beta R^2;
+     * the sums and projection 2(n + d + 8)u as T4.1a.velocity */
+    double u = DBL_EPSILON / 2;
+    double b = 2 * (double) (n + d + 8) * u * (1 + 2 * beta * R * R);
+    double rel = u3_reldiff(ds, db, nd);
+    worst = fmax(worst, rel / b);
+    bound = fmax(bound, b);
+    if (q == 0) { /* gain R^2 = 4 with plain scores: the same bits */
+      af_model mg = ms;
+      rc = af_model_set_user_scheme(&mg, af_scheme_spec_row(g4));
+      if (rc == AF_OK)
+        rc = u3_field(db, y, &mg);
+      if (rc == AF_OK)
+        nbits = ndiff(&maxd, ds, db, nd);
+    }
+  }
+  if (rc != AF_OK)
+    af_v_error(r, rc, "U3.radii");
+  else {
+    af_v_le(r, worst + (double) nbits, af_v_tol(c, "U3.radii"), 0.0);
+    af_v_note(r, "scores = radii, n=%d d=%d beta=%g gaussian directions, "
+              "common radius R = 2, 0.75: field vs built-in Post-LN at beta "
+              "R^2, worst rel. difference %.3g of its bound (bound up to "
+              "%.3g); R = 2 vs gain = 4: %zu of %zu numbers differ",
+              U3_N, U3_D, beta, worst, bound, nbits, nd);
+  }
+  af_scheme_spec_free(rad);
+  af_scheme_spec_free(g4);
+}
+
+/* Set every matrix of w (one set) to a multiple of the identity. */
+static void u3_scaled(double *M, size_t d, double a)
+{
+  for (size_t i = 0; i < d * d; i++)
+    M[i] = (i % (d + 1) == 0) ? a : 0.0;
+}
+
+/* U3.qknorm: scores beta g <Q th_j/|Q th_j|, K th_k/|K th_k|> do not see
+ * the scale of Q and K: with Q = 3I, K = I/2 the field equals the
+ * built-in Post-LN's at beta g with identity weights, within rounding;
+ * with Q = 2I, K = 4I it equals the identity weights' bit for bit. */
+static void claim_u3_qknorm(af_vresult *r, const af_vctx *c, int arg)
+{
+  (void) arg;
+  af_scheme_spec *qk = NULL;
+  int rc = u3_parse(&qk, "name = u3-qknorm\nparam g = 1.5\nspeed = 1\n"
+                         "radial = 0\nlayer = sphere\nscores = qknorm\n"
+                         "gain = g\n");
+  size_t n = U3_N, d = U3_D, nd = n * d;
+  double y[af_state_size(U3_N, U3_D)], ds[af_state_size(U3_N, U3_D)],
+      db[af_state_size(U3_N, U3_D)], di[af_state_size(U3_N, U3_D)];
+  double Q[U3_D * U3_D], K[U3_D * U3_D];
+  const double beta = 1.25, gain = 1.5;
+  af_weights *w = af_weights_alloc(d, 1, 1.0);
+  if (rc == AF_OK && w == NULL)
+    rc = AF_ENOMEM;
+  if (rc == AF_OK)
+    rc = af_init_state(y, NULL, "gaussian", n, d, NAN, 11);
+  af_model ms, mb;
+  af_v_model(&ms, c, n, d, beta, AF_POST_LN);
+  ms.fault = 0;
+  mb = ms;
+  mb.beta = beta * gain;
+  if (rc == AF_OK)
+    rc = af_model_set_user_scheme(&ms, af_scheme_spec_row(qk));
+  if (rc == AF_OK)
+    rc = u3_field(di, y, &ms); /* identity weights */
+  if (rc == AF_OK)
+    rc = u3_field(db, y, &mb);
+  size_t nbits = 0;
+  double maxd = 0, rel = NAN;
+  if (rc == AF_OK) {
+    w->Q[0] = Q;
+    w->K[0] = K;
+    ms.w = w;
+    u3_scaled(Q, d, 3.0);
+    u3_scaled(K, d, 0.5);
+    rc = u3_field(ds, y, &ms);
+    if (rc == AF_OK)
+      rel = u3_reldiff(ds, db, nd);
+    u3_scaled(Q, d, 2.0);
+    u3_scaled(K, d, 4.0);
+    if (rc == AF_OK)
+      rc = u3_field(ds, y, &ms);
+    if (rc == AF_OK)
+      nbits = ndiff(&maxd, ds, di, nd);
+    w->Q[0] = w->K[0] = NULL; /* not the weights' own */
+  }
+  af_weights_free(w);
+  if (rc != AF_OK)
+    af_v_error(r, rc, "U3.qknorm");
+  else {
+    /* the normalizations add a few u to each score (|th| is 1 to ~u) */
+    double u = DBL_EPSILON / 2;
+    double b = 2 * (double) (n + d + 8) * u * (1 + 2 * beta * gain);
+    af_v_le(r, rel / b + (double) nbits, af_v_tol(c, "U3.qknorm"), 0.0);
+    af_v_note(r, "scores = qknorm, gain %g, n=%d d=%d beta=%g: Q = 3I, K = "
+              "I/2 vs built-in Post-LN at beta g, identity weights: rel. "
+              "difference %.3g, %.3g of the bound %.3g; Q = 2I, K = 4I vs "
+              "Q = K = I: %zu of %zu numbers differ",
+              gain, U3_N, U3_D, beta, rel, rel / b, b, nbits, nd);
+  }
+  af_scheme_spec_free(qk);
+}
+
 const af_claim af_claims_userscheme[] = {
   U1_ROW("post-ln", AF_POST_LN),
   U1_ROW("pre-ln", AF_PRE_LN),
@@ -504,6 +679,10 @@ const af_claim af_claims_userscheme[] = {
    "spec'd scheme: hemisphere minimum non-decreasing"},
   {"U2.layer", U_EXAMPLE, AF_V_PASS, "U2.layer", claim_u2_layer, 0, 0,
    "spec'd scheme: residual branch g agrees with the flow (s = r g)"},
+  {"U3.radii", "post-ln", AF_V_PASS, "U3.radii", claim_u3_radii, 0, 0,
+   "scores r_j r_k at a common radius R = plain field at beta R^2"},
+  {"U3.qknorm", "post-ln", AF_V_PASS, "U3.qknorm", claim_u3_qknorm, 0, 0,
+   "QK-norm does not see the scale of Q and K"},
 };
 
 const size_t af_claims_userscheme_count =
@@ -523,8 +702,12 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
           row->name, row->title, row->speed_text, row->radial_text);
   fprintf(out, "%-10s %11s %11s %11s %-13s %s\n", "ID", "measured",
           "predicted", "tolerance", "status", "note");
-  for (size_t k = first; k < af_claims_userscheme_count; k++) {
+  int alters = af_scheme_spec_alters_attention(sp);
+  for (size_t k = first; k < first + 5; k++) { /* U2, not U3's rows */
     const af_claim *cl = &af_claims_userscheme[k];
+    if (alters && (strcmp(cl->id, "U2.P3") != 0
+                   && strcmp(cl->id, "U2.layer") != 0))
+      continue; /* listed below: U3's scores change F and the energy */
     af_vresult r;
     memset(&r, 0, sizeof r);
     r.measured = r.predicted = r.tolerance = r.margin = NAN;
@@ -546,5 +729,10 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
           "fast can stop the tokens)\n"
           "  S7 order, MPFR scalar system (t41_mp), certify: not written "
           "for specs\n");
+  if (alters)
+    fprintf(out,
+            "  T4.1, T4.1a, I1  the spec's scores or gain change attention "
+            "(U3): T4.1's F and I1's energy are written for plain scores\n"
+            "  MPFR   the MPFR path does not implement scores or gain\n");
   return (int) bad;
 }

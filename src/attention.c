@@ -37,6 +37,7 @@
  * attention_exp.c, all sharing attention_impl.h.
  */
 #include "attention_impl.h"
+#include "attention_norm.h"
 
 /* Euclidean norm without spurious overflow or underflow: the plain sum of
  * squares when it is safely inside the normal range (the usual case),
@@ -371,8 +372,13 @@ static int attention_fill(af_work *w, double t, const double *y,
     return rc;
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, af_work_piece_time(w, t));
+  /* A spec whose normalization changes attention (U3): its own kernel. */
+  const af_scheme_spec *nsp =
+      m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
+  if (nsp != NULL && !af_scheme_spec_alters_attention(nsp))
+    nsp = NULL;
   /* af_rhs on the small path with V = I needs th only transposed. */
-  if (soa != NULL && w->kernel == AF_KERNEL_BLAS && Q == NULL && K == NULL
+  if (nsp == NULL && soa != NULL && w->kernel == AF_KERNEL_BLAS && Q == NULL && K == NULL
       && V == NULL && small_size(w->n, w->d)) {
     rc = small_directions(w, y);
     *soa = 1;
@@ -386,7 +392,9 @@ static int attention_fill(af_work *w, double t, const double *y,
     faulty.beta *= 1.05;
     m = &faulty;
   }
-  if (w->kernel == AF_KERNEL_TILED)
+  if (nsp != NULL)
+    rc = af_attention_norm_fill(w, m, nsp, Q, K, V, t, y + w->n * w->d);
+  else if (w->kernel == AF_KERNEL_TILED)
     rc = attention_tiled(w, m, Q, K, V);
   else
     rc = (w->kernel == AF_KERNEL_DIRECT)

@@ -181,6 +181,22 @@ unsigned af_scheme_spec_vars(const af_scheme_spec *s);
 int af_scheme_spec_eval(double *s, double *rho, double *g,
                         const af_scheme_spec *sp, double t, double r,
                         double c, double a, double alpha, double tau);
+/* Normalization that changes attention (theorems.md U3): the spec keys
+ * `scores` (plain | radii | qknorm) and `gain` (an expression of t).  The
+ * score of (j, k) is beta g(t) u_j v_k <Q th_j, K th_k> with u = v = 1
+ * (plain), u_j = r_j, v_k = r_k (radii), u_j = 1/|Q th_j|, v_k =
+ * 1/|K th_k| (qknorm).  af_scheme_spec_scores gives AF_SPEC_SCORES_* of s;
+ * af_scheme_spec_alters_attention is 1 if s sets scores other than plain
+ * or a gain (the double flow and layer maps then use their own kernel;
+ * the MPFR path, mp-taylor and T4.1's scalar system refuse the spec with
+ * AF_EINVAL). */
+enum {
+  AF_SPEC_SCORES_PLAIN = 0,
+  AF_SPEC_SCORES_RADII,
+  AF_SPEC_SCORES_QKNORM
+};
+int af_scheme_spec_scores(const af_scheme_spec *s);
+int af_scheme_spec_alters_attention(const af_scheme_spec *s);
 
 /* ------------------------------------------------------------------ */
 /* Weights Q, K, V.                                                     */
@@ -221,6 +237,18 @@ typedef struct {
 /* af_weights_read with the detail of a failure in *info (may be NULL). */
 int af_weights_read_info(af_weights **w, af_read_info *info,
                          const char *path, size_t d);
+/* Per-layer weights from a NumPy .npy file (weights_npy.c): one array of
+ * '<f8' or '<f4', C order, shape (3, d, d) (one set Q, K, V) or
+ * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt));
+ * entry [l][0][a][b] is Q_ab of set l.  Read strictly: AF_EPARSE or
+ * AF_EDIM (a shape not matching d) with the reason in info->what,
+ * AF_ENONFINITE for a NaN or infinite weight, AF_EIO if unreadable.
+ * af_weights_parse_npy: the same from the bytes buf[0..len). */
+int af_weights_read_npy(af_weights **w, af_read_info *info, const char *path,
+                        size_t d, double layer_dt);
+int af_weights_parse_npy(af_weights **w, const char **what,
+                         const unsigned char *buf, size_t len, size_t d,
+                         double layer_dt);
 
 /* ------------------------------------------------------------------ */
 /* The model: everything that defines the vector field.                 */

@@ -845,6 +845,8 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
   const af_scheme_spec *spec = sc != NULL ? af_scheme_spec_of(sc) : NULL;
   if (sc == NULL || (m->scheme == AF_SCHEME_USER && spec == NULL))
     return AF_EINVAL; /* a callback scheme: double precision only */
+  if (af_scheme_spec_alters_attention(spec))
+    return AF_EINVAL; /* U3's scores and gain: the double path only */
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
 #ifdef AF_PARAMS

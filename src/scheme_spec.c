@@ -71,6 +71,16 @@ int af_scheme_spec_layer(const af_scheme_spec *s)
   return s == NULL ? AF_SPEC_LAYER_NONE : s->layer;
 }
 
+int af_scheme_spec_scores(const af_scheme_spec *s)
+{
+  return s == NULL ? AF_SPEC_SCORES_PLAIN : s->scores;
+}
+
+int af_scheme_spec_alters_attention(const af_scheme_spec *s)
+{
+  return s != NULL && (s->scores != AF_SPEC_SCORES_PLAIN || s->has_gain);
+}
+
 unsigned af_scheme_spec_vars(const af_scheme_spec *s)
 {
   return s == NULL ? 0 : s->speed.vars | s->radial.vars | s->branch.vars;
@@ -236,9 +246,11 @@ static int parse_param(ctx *c, af_scheme_spec *s, char *p, size_t col0)
   return AF_OK;
 }
 
-enum { K_NAME, K_TITLE, K_SPEED, K_RADIAL, K_LAYER, K_BRANCH, K_COUNT };
+enum { K_NAME, K_TITLE, K_SPEED, K_RADIAL, K_LAYER, K_BRANCH, K_SCORES,
+       K_GAIN, K_COUNT };
 static const char *const keys[K_COUNT] = {"name",   "title", "speed",
-                                          "radial", "layer", "branch"};
+                                          "radial", "layer", "branch",
+                                          "scores", "gain"};
 
 /* One line (NUL-terminated, comment already cut). */
 static int parse_line(ctx *c, af_scheme_spec *s, char *line, int *seen)
@@ -265,12 +277,12 @@ static int parse_line(ctx *c, af_scheme_spec *s, char *line, int *seen)
       break;
   if (klen == 0)
     return perr(c, kcol, "expected a key (name, title, speed, radial, "
-                         "layer, branch, param)%s", NULL);
+                         "layer, branch, scores, gain, param)%s", NULL);
   if (k == K_COUNT) {
     char key[40];
     snprintf(key, sizeof key, "%.*s", (int) (klen > 32 ? 32 : klen), kstart);
     return perr(c, kcol, "unknown key '%s' (name, title, speed, radial, "
-                         "layer, branch, param)", key);
+                         "layer, branch, scores, gain, param)", key);
   }
   if (seen[k])
     return perr(c, kcol, "key '%s' given twice", keys[k]);
@@ -323,6 +335,32 @@ static int parse_line(ctx *c, af_scheme_spec *s, char *line, int *seen)
       return perr(c, vcol, "layer: expected sphere, residual, mix or none%s",
                   NULL);
     return AF_OK;
+  case K_SCORES:
+    if (strcmp(val, "plain") == 0)
+      s->scores = AF_SPEC_SCORES_PLAIN;
+    else if (strcmp(val, "radii") == 0)
+      s->scores = AF_SPEC_SCORES_RADII;
+    else if (strcmp(val, "qknorm") == 0)
+      s->scores = AF_SPEC_SCORES_QKNORM;
+    else
+      return perr(c, vcol, "scores: expected plain, radii or qknorm%s",
+                  NULL);
+    return AF_OK;
+  case K_GAIN: {
+    if (strlen(val) > AF_EXPR_TEXT_MAX)
+      return perr(c, vcol + AF_EXPR_TEXT_MAX,
+                  "%s: expression too long (at most 512 characters)",
+                  keys[k]);
+    int rc = compile(c, &s->gain, s, val, vcol, keys[k]);
+    if (rc != AF_OK)
+      return rc;
+    if (s->gain.vars & ~(1u << AF_EXPR_T))
+      return perr(c, vcol, "gain: an expression of t and the params only "
+                           "(one gain for every pair)%s", NULL);
+    strcpy(s->gain_text, val);
+    s->has_gain = 1;
+    return AF_OK;
+  }
   default: {
     af_expr *e = k == K_SPEED ? &s->speed
                : k == K_RADIAL ? &s->radial : &s->branch;

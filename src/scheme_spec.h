@@ -19,6 +19,10 @@ struct af_scheme_spec {
   af_expr speed, radial, branch;
   int layer;          /* AF_SPEC_LAYER_*                          */
   int has_branch;
+  int scores;         /* AF_SPEC_SCORES_* (U3)                    */
+  af_expr gain;       /* g(t), with has_gain                      */
+  int has_gain;
+  char gain_text[AF_EXPR_TEXT_MAX + 1];
 };
 
 /* s[j], rho[j] for rows j < n (af_scheme_rates_rows of a spec'd row). */

@@ -76,6 +76,56 @@ if "$AF" run --scheme-def "$tmp/none.scheme" --n 2 --d 2 --beta 1 \
   bad "layer = none refuses the layer map" "accepted"
 else ok "layer = none refuses the layer map"; fi
 
+# sweep --scheme-def: a spec'd scheme is a point of the grid, named by its
+# spec, and its rows are those of the built-in it copies, bit for bit
+if "$AF" sweep --scheme post-ln --scheme-def "$S/post-ln.scheme,$S/peri-damped.scheme" \
+    --n 4 --d 3 --beta 1,2 --seeds 1-2 --t-end 1 --out "$tmp/sw.csv" \
+    >/dev/null 2>"$tmp/err" &&
+   grep '^post-ln,' "$tmp/sw.csv" | cut -d, -f2- >"$tmp/a" &&
+   grep '^post-ln-spec,' "$tmp/sw.csv" | cut -d, -f2- >"$tmp/b" &&
+   [ "$(wc -l <"$tmp/a")" -eq 8 ] && cmp -s "$tmp/a" "$tmp/b" &&
+   [ "$(grep -c '^peri-damped,' "$tmp/sw.csv")" -eq 8 ] &&
+   grep -q '^# scheme_def_peri-damped: fnv1a64=' "$tmp/sw.csv"; then
+  ok "sweep --scheme-def: the spec'd post-ln bit for bit, peri-damped named"
+else bad "sweep --scheme-def" "$(head -c 300 "$tmp/err")"; fi
+# one run of the sweep is 'run --scheme-def' with its seed
+rows --scheme-def "$S/peri-damped.scheme" --n 4 --d 3 --beta 2 --seed 2 \
+  --t-end 1 | tail -n +2 | sed 's/^/peri-damped,4,3,2,2,/' >"$tmp/a"
+grep '^peri-damped,4,3,2,2,' "$tmp/sw.csv" >"$tmp/b"
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+  ok "sweep --scheme-def: a run equals 'run --scheme-def'"
+else bad "sweep --scheme-def: a run equals 'run --scheme-def'" "differs"; fi
+cp "$S/post-ln.scheme" "$tmp/copy.scheme"
+if "$AF" sweep --scheme-def "$S/post-ln.scheme,$tmp/copy.scheme" --n 2 --d 2 \
+    --beta 1 --seeds 1 --out "$tmp/sw2.csv" >/dev/null 2>"$tmp/err"; then
+  bad "sweep: two specs of one name refused" "accepted"
+elif grep -q "already a scheme of the grid" "$tmp/err"; then
+  ok "sweep: two specs of one name refused"
+else bad "sweep: two specs of one name refused" "$(cat "$tmp/err")"; fi
+
+# scores and gain (U3): QK-norm with gain 2 and identity weights is
+# Post-LN at beta 2 (to the integrator's tolerance: the kernels differ);
+# radii scores run on the flow and the layer map; MPFR refuses them
+Q="--n 5 --d 3 --init gaussian --t-end 2"
+a=$(rows --scheme post-ln --beta 2 $Q | tail -n 1 | cut -d, -f2)
+b=$(rows --scheme-def "$S/qknorm-post.scheme" --beta 1 $Q | tail -n 1 | cut -d, -f2)
+if [ -n "$a" ] && [ -n "$b" ] &&
+   awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d < 1e-9 && d > -1e-9) }'; then
+  ok "qknorm gain 2 = post-ln at beta 2 ($a, $b)"
+else bad "qknorm gain 2 = post-ln at beta 2" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+for opt in "--method rk8pd" "--method layers --h 0.1"; do
+  if rows --scheme-def "$S/raw-scores.scheme" --beta 1 $Q $opt >"$tmp/a" &&
+     [ "$(wc -l <"$tmp/a")" -ge 3 ]; then ok "raw-scores $opt"
+  else bad "raw-scores $opt" "$(head -c 300 "$tmp/err")"; fi
+done
+if "$AF" run --scheme-def "$S/raw-scores.scheme" --n 3 --d 3 --beta 1 \
+    --precision 80 >/dev/null 2>"$tmp/err"; then bad "MPFR refuses scores" "accepted"
+elif grep -q "MPFR path (--precision) does not implement" "$tmp/err"; then
+  ok "MPFR refuses scores = radii with a reason"
+else bad "MPFR refuses scores" "$(cat "$tmp/err")"; fi
+check_err "bad scores" 'name = x\nscores = norm\n' 'line 2, column 10: scores: expected plain, radii or qknorm'
+check_err "gain reads r" 'name = x\ngain = r * 2\n' 'gain: an expression of t and the params only'
+
 # verify --scheme-def
 if "$AF" verify --scheme-def "$S/peri-damped.scheme" >"$tmp/v" 2>&1 &&
    grep -q '^U2.T4.1 .* pass' "$tmp/v" && grep -q 'not checked' "$tmp/v"; then

@@ -192,6 +192,10 @@ int af_t41_params_validate(const af_t41_params *p)
   if (p->scheme == AF_SCHEME_USER
       && (p->user == NULL || p->user->rates == NULL))
     return AF_EINVAL;
+  /* U3: scores or a gain change F itself (not written for them). */
+  if (p->scheme == AF_SCHEME_USER
+      && af_scheme_spec_alters_attention(af_scheme_spec_of(p->user)))
+    return AF_EINVAL;
   if (p->n < 2 || p->beta < 0 || (unsigned) p->scheme > AF_SCHEME_COUNT ||
       !(p->r0 > 0) || !(p->alpha > 0) || p->alpha_decay < 0 || p->tau < 0 ||
       (unsigned) p->var >= AF_T41_VAR_COUNT || p->rtol < 0 || p->atol < 0 ||

@@ -269,7 +269,8 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
         Initial radius, nGPT's step and its decay, Mix-LN's switch time.
     attention : {"softmax", "usa", "causal"}, optional
     weights : str, optional
-        "identity", "kaiming" or a path (3d rows of d numbers).
+        "identity", "kaiming" or a path (3d rows of d numbers; a path
+        ending in .npy: shape (3, d, d) or (L, 3, d, d), L sets of time h).
     kernel : {"blas", "direct"}, optional
     t_end : float, optional
         Last time (default 10, or the last of `times`).
@@ -386,6 +387,17 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
             if not wts:
                 raise MemoryError("attnflow: weights")
             _lib.check(_lib.lib.af_weights_kaiming(wts, seed), "weights kaiming")
+        elif weights != "identity" and str(weights).endswith(".npy"):
+            # per-layer sets from a .npy file, each of time h (docs/weights.md)
+            p = _lib.c_void_p()
+            info = _lib.ReadInfo()
+            st = _lib.lib.af_weights_read_npy(p, info, _cstr(weights), d,
+                                              opts.h)
+            if st != 0:
+                why = info.what.decode() if info.what else ""
+                raise Error(st, "weights %s%s" % (weights,
+                                                  ": " + why if why else ""))
+            wts = p.value
         elif weights != "identity":
             p = _lib.c_void_p()
             line = _lib.c_size_t(0)

@@ -206,6 +206,18 @@ for _name, (_res, _args) in {
     _f.restype = _res
     _f.argtypes = _args
 
+
+class ReadInfo(Structure):
+    """af_read_info: where and why a file read failed."""
+    _fields_ = [("line", c_size_t), ("expected", c_size_t),
+                ("found", c_size_t), ("what", c_char_p)]
+
+
+# Per-layer weights from a .npy file (attnflow.h, af_weights_read_npy).
+lib.af_weights_read_npy.restype = c_int
+lib.af_weights_read_npy.argtypes = [POINTER(c_void_p), POINTER(ReadInfo),
+                                    c_char_p, c_size_t, c_double]
+
 # Counts of the enums (attnflow.h); checked against the library's tables.
 SCHEME_COUNT = 6
 SCHEME_USER = SCHEME_COUNT

@@ -56,3 +56,26 @@ def test_theory_solve_takes_a_callback_scheme():
 def test_bad_spec_names_the_place(text, where):
     with pytest.raises(ValueError, match=where):
         af.SchemeSpec(text)
+
+
+def _npy_f8(shape, values):
+    """A version 1.0 .npy file of little-endian float64 (made by hand)."""
+    import struct
+    head = "{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }" % (
+        ", ".join(str(s) for s in shape))
+    pad = (64 - (10 + len(head) + 1) % 64) % 64
+    head = head + " " * pad + "\n"
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head))
+            + head.encode() + struct.pack("<%dd" % len(values), *values))
+
+
+def test_weights_npy_reads_as_the_text_format(tmp_path):
+    npy = tmp_path / "w.npy"
+    npy.write_bytes(_npy_f8((3, 2, 2), [2.0, 0.0, 0.0, 2.0] + [1.0, 0.0, 0.0, 1.0] * 2))
+    txt = tmp_path / "w.txt"
+    txt.write_text("2 0\n0 2\n1 0\n0 1\n1 0\n0 1\n")
+    a = af.run("post-ln", 4, 2, 1.0, init="gaussian", t_end=1, weights=str(npy))
+    b = af.run("post-ln", 4, 2, 1.0, init="gaussian", t_end=1, weights=str(txt))
+    assert np.array_equal(a.state, b.state)
+    with pytest.raises(af.Error, match="for the run's d"):
+        af.run("post-ln", 4, 3, 1.0, t_end=1, weights=str(npy))

@@ -1,9 +1,10 @@
 #!/bin/sh
 # run.sh -- build the libFuzzer harnesses of tests/fuzz/ (one per reader:
-# token files, weights files, reference files, checkpoints, scheme specs;
-# and one of the public C API, arguments decoded from the input) against the
-# library's sources with clang -fsanitize=fuzzer,address,undefined, and
-# run each for a bounded time from its committed seed corpus.
+# token files, weights files (text and .npy), reference files,
+# checkpoints, scheme specs; and one of the public C API, arguments
+# decoded from the input) against the library's sources with clang
+# -fsanitize=fuzzer,address,undefined, and run each for a bounded time
+# from its committed seed corpus.
 #
 #   sh tests/fuzz/run.sh [SECONDS]     (default 60 per harness)
 #
@@ -53,7 +54,7 @@ for s in $LIBSRC; do
 done
 
 status=0
-for h in init weights ref checkpoint scheme api; do
+for h in init weights ref checkpoint scheme api npy; do
   src="$here/fuzz_$h.c"
   bin="$work/fuzz_$h"
   extra=""
