@@ -315,6 +315,26 @@ static double op_norm(const double *M, size_t d)
 #define TA_N 6
 #define TA_D 3
 
+/* One case of T4.3a/b/c over the range: Q (the model's Q^T K, K = I)
+ * Gaussian scaled to ||Q^T K||_op = 0.9, and y a cap start of TA_N tokens
+ * with delta = 0.9 min(1/(100 n^2 beta^2), 1/(100 n^2)) (seed of draw k
+ * at beta index ib); *delta receives delta. */
+static int ta_draw(double *y, double *delta, double *Q, gsl_rng *rng,
+                   double beta, unsigned long seed, size_t ib, size_t k)
+{
+  for (size_t i = 0; i < TA_D * TA_D; i++)
+    Q[i] = gsl_ran_gaussian(rng, 1.0);
+  double sc = 0.9 / op_norm(Q, TA_D);
+  for (size_t i = 0; i < TA_D * TA_D; i++)
+    Q[i] *= sc;
+  double nn = (double) (TA_N * TA_N);
+  *delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta), 1.0 / (100 * nn));
+  char spec[64];
+  snprintf(spec, sizeof spec, "cap:%.17g", *delta);
+  return af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
+                       af_sweep_seed(seed, ib * 64 + k));
+}
+
 static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
@@ -349,20 +369,9 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
   o.atol = 1e-14;
   for (size_t ib = 0; ib < nb && rc == AF_OK; ib++)
     for (size_t k = 0; k < draws && rc == AF_OK; k++) {
-      double beta = bs[ib];
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] = gsl_ran_gaussian(rng, 1.0);
-      double sc = 0.9 / op_norm(Q, TA_D);
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] *= sc;
-      double nn = (double) (TA_N * TA_N);
-      double delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta),
-                                1.0 / (100 * nn));
-      char spec[64];
-      snprintf(spec, sizeof spec, "cap:%.17g", delta);
+      double beta = bs[ib], delta;
       double y[TA_N * TA_D + TA_N], r0[TA_N];
-      rc = af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
-                         af_sweep_seed(4301, ib * 64 + k));
+      rc = ta_draw(y, &delta, Q, rng, beta, 4301, ib, k);
       if (rc != AF_OK)
         break;
       memcpy(r0, y + TA_N * TA_D, sizeof r0);
@@ -402,86 +411,11 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
 /* ------------------------------------------------------------ T4.3b/c */
 
 
-/* T4.3b and T4.3c along one run (the definitions of claims_cluster.c's
- * T4.3b/c, written again here for general Q, K): at output times t >= T0
- * with Var >= floor, q = -dVar/dt scale(t)/Var and, where Var is in
- * [BC_VAR_LO, BC_VAR_HI], R = -dVar/dt / [(2/n)|m|^2 sum |th_j - m|^2/s_j]
- * with s_j from theory/ (af_cl_speed) at the state's r_j and |A_j|. */
+/* T4.3b and T4.3c along one run: af_cc_t43bc (claims_cluster.c, the
+ * definitions of its T4.3b/c, for any Q, K), with R taken where Var is in
+ * [BC_VAR_LO, BC_VAR_HI]. */
 #define BC_VAR_LO 1e-14
 #define BC_VAR_HI 1e-7
-
-typedef struct {
-  const af_model *m;
-  af_work *w;
-  double T0, floor;
-  double qmin, qmax, rdev;
-  size_t nq, nr;
-} bc_ctx;
-
-static int bc_out(double t, const double *y, void *vctx)
-{
-  bc_ctx *x = vctx;
-  const af_model *m = x->m;
-  size_t n = m->n, d = m->d;
-  if (t < x->T0)
-    return AF_OK;
-  double th[TA_N * TA_D], mean[TA_D] = {0}, dy[TA_N * TA_D + TA_N];
-  double a[TA_N], e2[TA_N];
-  af_v_unit_dirs(th, y, n, d);
-  for (size_t j = 0; j < n; j++)
-    for (size_t i = 0; i < d; i++)
-      mean[i] += th[j * d + i] / (double) n;
-  double var = 0, m2 = 0;
-  for (size_t i = 0; i < d; i++)
-    m2 += mean[i] * mean[i];
-  for (size_t j = 0; j < n; j++) {
-    e2[j] = 0;
-    for (size_t i = 0; i < d; i++) {
-      double e = th[j * d + i] - mean[i];
-      e2[j] += e * e;
-    }
-    var += e2[j] / (double) n;
-  }
-  if (!(var >= x->floor))
-    return -1; /* stop: below the floor */
-  int rc = af_rhs(dy, t, y, m, x->w);
-  if (rc == AF_OK)
-    rc = af_attention(NULL, NULL, NULL, a, t, y, m, x->w);
-  if (rc != AF_OK)
-    return rc;
-  double dv = 0, den = 0, alpha = af_model_alpha(m, t);
-  for (size_t j = 0; j < n; j++) {
-    double ny = 0, p = 0;
-    for (size_t i = 0; i < d; i++)
-      ny += y[j * d + i] * y[j * d + i];
-    ny = sqrt(ny);
-    for (size_t i = 0; i < d; i++)
-      p += (th[j * d + i] - mean[i]) * dy[j * d + i] / ny;
-    dv += 2.0 * p / (double) n;
-    den += e2[j] / af_cl_speed(m->scheme, t, y[n * d + j], a[j], alpha,
-                               m->tau);
-  }
-  den *= 2.0 / (double) n * m2;
-  double q = -dv * af_cl_t43b_scale(m->scheme, t, alpha) / var;
-  x->qmin = fmin(x->qmin, q);
-  x->qmax = fmax(x->qmax, q);
-  x->nq++;
-  if (var >= BC_VAR_LO && var <= BC_VAR_HI) {
-    x->rdev = fmax(x->rdev, fabs(-dv / den - 1.0));
-    x->nr++;
-  }
-  return AF_OK;
-}
-
-static double bc_horizon(af_scheme_id s, int quick)
-{
-  switch (s) {
-  case AF_POST_LN:
-  case AF_NGPT: return 60.0;
-  case AF_LN_SCALING: return 1000.0;
-  default: return quick ? 1000.0 : 1e4;
-  }
-}
 
 static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
 {
@@ -489,45 +423,25 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
   int quick = c->level == AF_LEVEL_QUICK;
   static const double bq[1] = {3.3}, bf[4] = {0.1, 0.5, 2.0, 8.0};
   const double *bs = quick ? bq : bf;
-  size_t nb = quick ? 1 : 4, draws = quick ? 1 : 8, K = 80;
+  size_t nb = quick ? 1 : 4, draws = quick ? 1 : 8;
   double slack = af_v_tol(c, "T4.3b"), floor = af_v_tol(c, "T4.3b.var_floor");
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   af_weights *wt = af_weights_alloc(TA_D, 1, 1.0);
   double *Q = malloc(TA_D * TA_D * sizeof *Q);
-  af_work *w = af_work_alloc(TA_N, TA_D), *wi = af_work_alloc(TA_N, TA_D);
-  double times[81];
-  int rc = (rng && wt && Q && w && wi) ? AF_OK : AF_ENOMEM;
+  int rc = (rng && wt && Q) ? AF_OK : AF_ENOMEM;
   if (wt)
     wt->Q[0] = Q; /* owned by wt from here */
   else
     free(Q);
   double qmin = INFINITY, qmax = -INFINITY, rdev = 0;
   size_t nq = 0, nr = 0, runs = 0, windowless = 0;
-  if (rc == AF_OK) {
+  if (rc == AF_OK)
     gsl_rng_set(rng, 4330 + (unsigned long) s);
-    af_work_set_kernel(w, AF_KERNEL_DIRECT);
-    af_work_set_kernel(wi, AF_KERNEL_DIRECT);
-  }
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-20;
   for (size_t ib = 0; ib < nb && rc == AF_OK; ib++)
     for (size_t k = 0; k < draws && rc == AF_OK; k++) {
-      double beta = bs[ib];
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] = gsl_ran_gaussian(rng, 1.0);
-      double sc = 0.9 / op_norm(Q, TA_D);
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] *= sc;
-      double nn = (double) (TA_N * TA_N);
-      double delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta),
-                                1.0 / (100 * nn));
-      char spec[64];
-      snprintf(spec, sizeof spec, "cap:%.17g", delta);
+      double beta = bs[ib], delta;
       double y[TA_N * TA_D + TA_N];
-      rc = af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
-                         af_sweep_seed(4331, ib * 64 + k));
+      rc = ta_draw(y, &delta, Q, rng, beta, 4331, ib, k);
       if (rc != AF_OK)
         break;
       af_model m;
@@ -535,15 +449,8 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
       m.w = wt;
       if (s == AF_NGPT)
         m.alpha = 0.6; /* alpha != 1: scale 1/alpha, not alpha */
-      bc_ctx x = {&m, w, s == AF_MIX_LN ? 2.0 * m.tau : 1.0, floor,
-                  INFINITY, -INFINITY, 0, 0, 0};
-      double T = bc_horizon(s, quick);
-      times[0] = 0;
-      for (size_t i = 0; i < K; i++)
-        times[i + 1] = x.T0 * pow(T / x.T0, (double) i / (double) (K - 1));
-      rc = af_integrate(y, times, K + 1, &m, &o, wi, bc_out, &x, NULL);
-      if (rc == -1)
-        rc = AF_OK;
+      af_cc_t43bc_res x;
+      rc = af_cc_t43bc(&x, &m, y, quick, floor, BC_VAR_LO, BC_VAR_HI);
       qmin = fmin(qmin, x.qmin);
       qmax = fmax(qmax, x.qmax);
       rdev = fmax(rdev, x.rdev);
@@ -552,8 +459,6 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
       windowless += x.nr == 0;
       runs++;
     }
-  af_work_free(w);
-  af_work_free(wi);
   af_weights_free(wt);
   gsl_rng_free(rng);
   if (rc != AF_OK) {
@@ -797,13 +702,7 @@ static void claim_p5_slope(af_vresult *r, const af_vctx *c, int arg)
             sl[5], sl[6]);
 }
 
-#define SW_PER_SCHEME(id, key, fn, breaks, title)                            \
-  {id, "post-ln", AF_V_PASS, key, fn, AF_POST_LN, breaks, title},           \
-  {id, "pre-ln", AF_V_PASS, key, fn, AF_PRE_LN, breaks, title},             \
-  {id, "mix-ln", AF_V_PASS, key, fn, AF_MIX_LN, breaks, title},             \
-  {id, "peri-ln", AF_V_PASS, key, fn, AF_PERI_LN, breaks, title},           \
-  {id, "ngpt", AF_V_PASS, key, fn, AF_NGPT, breaks, title},                 \
-  {id, "ln-scaling", AF_V_PASS, key, fn, AF_LN_SCALING, breaks, title}
+#define SW_PER_SCHEME AF_V_PER_SCHEME /* verify.h */
 
 const af_claim af_claims_sweeps[] = {
   {"T3.1.range", "post-ln", AF_V_PASS, "T3.1.sync", claim_t31_sync, 0, 0,
