@@ -597,30 +597,47 @@ static void pm_slopes(double *sl, const double *bs, size_t nb, int *rc)
   }
 }
 
+/* Two tokens at angle PM_PHI0 on the circle (radii 1) under model m run
+ * to the merging time t of theory/merge.c: *err = |phi(t) - PM_PHIE| /
+ * (|dphi/dt| t), the angle's miss as a relative time error, with
+ * dphi/dt = -2 sin phi / (1 + e^{beta (1 - cos phi)}) / s at PM_PHIE and
+ * the speed factor s of the final state (af_cl_speed: S1-S6 written again
+ * in theory/). */
+static int pm_time_error(double *err, const af_model *m, double t)
+{
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
+  const double times[2] = {0, t};
+  int rc = af_v_run(NULL, y, times, 2, m, &o, AF_KERNEL_DIRECT);
+  if (rc != AF_OK)
+    return rc;
+  double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
+  double sh = sin(0.5 * PM_PHIE), E = exp(-2 * m->beta * sh * sh);
+  double c = (1 + E * cos(PM_PHIE)) / (1 + E);
+  double A = hypot(c, E * sin(PM_PHIE) / (1 + E)); /* |A| at PM_PHIE */
+  double s = af_cl_speed(m->scheme, t, y[4], A, af_model_alpha(m, t), m->tau);
+  double rate = 2 * sin(PM_PHIE) / (1 + 1 / E) / s;
+  *err = fabs(phi - PM_PHIE) / rate / t;
+  return AF_OK;
+}
+
 static void claim_p5_tmerge(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
   static const double bs[3] = {4.0, 7.0, 10.0};
   double worst = 0, ts[3], sl[3];
   int rc = AF_OK;
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-14;
   for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    double e = 0;
     rc = af_merge_time(&ts[i], bs[i], PM_PHI0, PM_PHIE);
-    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
     af_model m;
     af_v_model(&m, c, 2, 2, bs[i], AF_POST_LN);
-    const double times[2] = {0, ts[i]};
     if (rc == AF_OK)
-      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
-    if (rc != AF_OK)
-      break;
-    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
-    double s = sin(0.5 * PM_PHIE);
-    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s));
-    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / ts[i]);
+      rc = pm_time_error(&e, &m, ts[i]);
+    worst = fmax(worst, e);
   }
   pm_slopes(sl, bs, 3, &rc);
   if (rc != AF_OK) {
@@ -647,24 +664,14 @@ static void claim_p5_depth(af_vresult *r, const af_vctx *c, int arg)
   static const double bs[3] = {4.0, 5.5, 7.0};
   double worst = 0, tp[3], tq[3];
   int rc = AF_OK;
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-14;
   for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    double e = 0;
     rc = af_merge_time_preln(&tp[i], &tq[i], bs[i], PM_PHI0, PM_PHIE);
-    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
     af_model m;
     af_v_model(&m, c, 2, 2, bs[i], AF_PRE_LN);
-    const double times[2] = {0, tp[i]};
     if (rc == AF_OK)
-      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
-    if (rc != AF_OK)
-      break;
-    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
-    double s = sin(0.5 * PM_PHIE);
-    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s)) / y[4];
-    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / tp[i]);
+      rc = pm_time_error(&e, &m, tp[i]);
+    worst = fmax(worst, e);
   }
   if (rc != AF_OK) {
     af_v_error(r, rc, "P5.depth");
@@ -677,6 +684,74 @@ static void claim_p5_depth(af_vresult *r, const af_vctx *c, int arg)
             "run %.2g", tp[0], tp[1], tp[2], tq[0], tq[1], tq[2],
             log1p(tp[0]) / tq[0], log1p(tp[1]) / tq[1], log1p(tp[2]) / tq[2],
             worst);
+}
+
+/* P5.scheme: the same two tokens under Mix-LN (tau = 1), Peri-LN, nGPT
+ * (alpha = 0.6) and LN-Scaling, radii 1: the merging time of
+ * af_merge_time_scheme against the run (relative time error, row
+ * P5.scheme) over beta in [4, 7] (Mix-, Peri-LN: their times grow like
+ * e^{t_post}, beyond double past beta ~ 7.5) or [4, 10] (nGPT,
+ * LN-Scaling); quick: one beta drawn uniformly from the range (fixed
+ * seed per scheme), full: four evenly spaced plus that draw.  Reported:
+ * the scheme's time against Post-LN's (ln(1 + t)/t_post for Mix- and
+ * Peri-LN, alpha t/t_post for nGPT, t/t_post for LN-Scaling) and its
+ * d ln t/d beta (central difference of the theory). */
+static void claim_p5_scheme(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id s = (af_scheme_id) arg;
+  int fast = s == AF_NGPT || s == AF_LN_SCALING;
+  double blo = 4.0, bhi = fast ? 10.0 : 7.0, alpha = 0.6;
+  size_t nb = c->level == AF_LEVEL_FULL ? 5 : 1;
+  double bs[5], ts[5], tu[5], sl[5], worst = 0, wb = 0;
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  int rc = rng ? AF_OK : AF_ENOMEM;
+  if (rng) {
+    gsl_rng_set(rng, 5500 + (unsigned long) s);
+    bs[nb - 1] = blo + (bhi - blo) * gsl_rng_uniform(rng);
+    gsl_rng_free(rng);
+  }
+  for (size_t i = 0; i + 1 < nb; i++)
+    bs[i] = blo + (bhi - blo) * (double) i / (double) (nb - 2);
+  for (size_t i = 0; i < nb && rc == AF_OK; i++) {
+    af_model m;
+    af_v_model(&m, c, 2, 2, bs[i], s);
+    if (s == AF_NGPT)
+      m.alpha = alpha;
+    double e = 0, tp, tm, h = 1e-3;
+    rc = af_merge_time_scheme(&ts[i], &tu[i], s, bs[i], m.alpha, m.tau,
+                              PM_PHI0, PM_PHIE);
+    if (rc == AF_OK)
+      rc = af_merge_time_scheme(&tp, NULL, s, bs[i] + h, m.alpha, m.tau,
+                                PM_PHI0, PM_PHIE);
+    if (rc == AF_OK)
+      rc = af_merge_time_scheme(&tm, NULL, s, bs[i] - h, m.alpha, m.tau,
+                                PM_PHI0, PM_PHIE);
+    sl[i] = (log(tp) - log(tm)) / (2 * h);
+    if (rc == AF_OK)
+      rc = pm_time_error(&e, &m, ts[i]);
+    if (e >= worst) {
+      worst = e;
+      wb = bs[i];
+    }
+  }
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P5.scheme");
+    return;
+  }
+  af_v_le(r, worst, 0.0, af_v_tol(c, "P5.scheme"));
+  af_v_note(r, "pi/2 -> 0.1, %s%s, beta in [%g, %g]: relative time error "
+            "%.2g (beta %.4g); beta: t, t_post, %s, d ln t/d beta:",
+            sw_scheme_name(s), s == AF_NGPT ? " alpha=0.6" : "", blo, bhi,
+            worst, wb,
+            s == AF_NGPT ? "alpha t/t_post"
+            : s == AF_LN_SCALING ? "t/t_post" : "ln(1+t)/t_post");
+  for (size_t i = 0; i < nb; i++) {
+    double rel = s == AF_NGPT ? alpha * ts[i] / tu[i]
+                 : s == AF_LN_SCALING ? ts[i] / tu[i]
+                                      : log1p(ts[i]) / tu[i];
+    af_v_note(r, " %.3g: %.4g %.4g %.3g %.3g;", bs[i], ts[i], tu[i], rel,
+              sl[i]);
+  }
 }
 
 /* The statement asked of the metastable time scale: d ln t_merge / d beta
@@ -723,6 +798,17 @@ const af_claim af_claims_sweeps[] = {
   {"P5.depth", "pre-ln", AF_V_PASS, "P5.tmerge", claim_p5_depth, 0,
    F_A | F_R, "two-token merging time under Pre-LN (about e^T for a Post-LN "
    "plateau of length T) against its quadrature"},
+  {"P5.scheme", "mix-ln", AF_V_PASS, "P5.scheme", claim_p5_scheme, AF_MIX_LN,
+   F_A, "two-token merging time under Mix-LN over beta against theory"},
+  {"P5.scheme", "peri-ln", AF_V_PASS, "P5.scheme", claim_p5_scheme,
+   AF_PERI_LN, F_A, "two-token merging time under Peri-LN over beta against "
+   "theory"},
+  {"P5.scheme", "ngpt", AF_V_PASS, "P5.scheme", claim_p5_scheme, AF_NGPT, F_A,
+   "two-token merging time under nGPT (alpha = 0.6) over beta against "
+   "theory"},
+  {"P5.scheme", "ln-scaling", AF_V_PASS, "P5.scheme", claim_p5_scheme,
+   AF_LN_SCALING, F_A, "two-token merging time under LN-Scaling over beta "
+   "against theory"},
   {"P5.tscale", "", AF_V_FAIL, "P5.tscale", claim_p5_slope, 0, 0,
    "sanity: d ln t_merge/d beta within 2% of 1 - cos phi on [4, 10] "
    "(false: the prefactor depends on beta)"},
