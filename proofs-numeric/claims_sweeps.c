@@ -6,7 +6,8 @@
  * depend on their number).
  *
  *  - T3.1.range: Post-LN from uniform starts over (beta, n, d) in
- *    {0.5, 2} x {3, 16, 64} x {2, 3, 8} (full; quick: beta 2.5, n 5, d 3),
+ *    {0.5, 2} x {3, 16, 64} x {2, 3, 8} (full; quick: one point drawn,
+ *    beta in [0.5, 2], n in 3..16, d 3; sw_draw),
  *    4 seeds a point (quick 2): every run synchronized (all pairwise
  *    1 - cos <= T3.1.threshold) at the horizon T = 40 (Post-LN collapses
  *    at rate e^{-2t} once near consensus; 1e-4 is reached by t ~ 5 + the
@@ -17,7 +18,8 @@
  *    metastable plateau (several clusters, theorems.md P5); T3.1 says
  *    nothing about finite times, so the claim is INCONCLUSIVE with the
  *    share, the horizon and the cluster counts, never a pass.
- *  - P3 per scheme: hemisphere starts, beta = 1.7: min_i <x_i, e_1> never
+ *  - P3 per scheme: hemisphere starts, beta = 1.7 (quick: drawn from
+ *    [0.5, 8] per scheme): min_i <x_i, e_1> never
  *    decreases (at the minimizing token <P A_i, e_1> >= 0, and dividing by
  *    a positive speed factor keeps the sign), and the maximal gap shrinks.
  *  - P6 per scheme: causal masking, beta = 1.7: token 1 never moves
@@ -25,7 +27,8 @@
  *    the horizon is the scheme's: Pre-, Mix-, Peri-LN collapse at
  *    polynomial rates (T4.1b), so their horizon is longer and the
  *    threshold the gap of that rate.
- *  - T4.3a.range: Pre-LN and Peri-LN, V = I, beta in {0.1, 0.5, 2, 8},
+ *  - T4.3a.range: Pre-LN and Peri-LN, V = I, beta in {0.1, 0.5, 2, 8}
+ *    (quick: one drawn from [0.1, 1], one from [1, 8]),
  *    8 random Q^T K with ||Q^T K||_op = 0.9 (K = I, Q^T = M, M Gaussian
  *    scaled), caps with delta = 0.9 min(1/(100 n^2 beta^2), 1/(100 n^2)):
  *    r_k(0) + (1 - 4 delta) t <= r_k(t) <= r_k(0) + t.
@@ -44,6 +47,21 @@
 #include "../theory/merge.h"
 #include "claims_cluster.h"
 #include "verify.h"
+
+/* A point of a quick row drawn from the statement's range instead of a
+ * hand-picked one: lo + (hi - lo) u, or lo (hi/lo)^u when log_scale, u
+ * the first uniform of mt19937 seeded with seed (deterministic: the quick
+ * level stays reproducible; the draw is in the claim's note). */
+static double sw_draw(double lo, double hi, int log_scale, unsigned long seed)
+{
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  if (g == NULL)
+    return NAN; /* the claim's run then fails with AF_EINVAL */
+  gsl_rng_set(g, seed);
+  double u = gsl_rng_uniform(g);
+  gsl_rng_free(g);
+  return log_scale ? lo * pow(hi / lo, u) : lo + (hi - lo) * u;
+}
 
 /* ------------------------------------------------------------ T3.1 */
 
@@ -132,8 +150,9 @@ static void claim_t31_range(af_vresult *r, const af_vctx *c, int meta)
         for (size_t i = 0; i < 3; i++)
           for (size_t j = 0; j < 3; j++)
             pts[np++] = (sw_point){bs[b], ns[i], ds[j]};
-    } else
-      pts[np++] = (sw_point){2.5, 5, 3};
+    } else /* one point drawn from [0.5, 2] x {3..16}, d = 3 */
+      pts[np++] = (sw_point){sw_draw(0.5, 2.0, 0, 3101),
+                             3 + (size_t) (14 * sw_draw(0, 1, 0, 3102)), 3};
   } else {
     static const size_t nm[3] = {5, 16, 64};
     if (full) {
@@ -166,6 +185,9 @@ static void claim_t31_range(af_vresult *r, const af_vctx *c, int meta)
             "%zu of %zu synchronized (share %.3f; %zu after t=%g, the last "
             "by t=%g)", np, g.seeds, g.T[0], g.T[g.nT - 1], synced, runs,
             share, late, g.T[0], hmax);
+  if (!full)
+    af_v_note(r, "; point drawn: b=%.4g n=%zu d=%zu", pts[0].beta, pts[0].n,
+              pts[0].d);
   /* the points not synchronized, with their cluster counts */
   for (size_t p = 0; p < np; p++) {
     size_t sp = 0;
@@ -220,7 +242,9 @@ static void claim_p3_scheme(af_vresult *r, const af_vctx *c, int arg)
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
   af_model m;
-  af_v_model(&m, c, 8, 3, 1.7, s);
+  /* quick: beta drawn log-uniformly from [0.5, 8] per scheme */
+  double beta = quick ? sw_draw(0.5, 8.0, 1, 4761 + (unsigned long) s) : 1.7;
+  af_v_model(&m, c, 8, 3, beta, s);
   double drop, gmax;
   double T = quick ? 10.0 : 30.0;
   size_t seeds = quick ? 1 : 8;
@@ -231,9 +255,9 @@ static void claim_p3_scheme(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_ge(r, drop, 0.0, af_v_tol(c, "P3"));
-  af_v_note(r, "%s n=8 d=3 beta=1.7, %zu hemisphere starts, T=%g: worst "
+  af_v_note(r, "%s n=8 d=3 beta=%.4g, %zu hemisphere starts, T=%g: worst "
             "change of min<x_i,e1> between outputs %.3g; max 1-cos at T %.3g",
-            sw_scheme_name(s), seeds, T, drop, gmax);
+            sw_scheme_name(s), beta, seeds, T, drop, gmax);
 }
 
 /* Horizon of P6 per scheme: Post-LN time 60 or more (LN-Scaling: u =
@@ -339,7 +363,10 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
-  static const double bq[2] = {0.1, 8.0}, bf[4] = {0.1, 0.5, 2.0, 8.0};
+  /* quick: one beta log-uniform in [0.1, 1], one in [1, 8] */
+  const double bq[2] = {sw_draw(0.1, 1.0, 1, 4302 + (unsigned long) s),
+                        sw_draw(1.0, 8.0, 1, 4303 + (unsigned long) s)};
+  static const double bf[4] = {0.1, 0.5, 2.0, 8.0};
   const double *bs = quick ? bq : bf;
   size_t nb = quick ? 2 : 4, draws = quick ? 2 : 8;
   double T = quick ? 5.0 : 20.0;
@@ -401,11 +428,11 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_ge(r, worst, 0.0, af_v_tol(c, "T4.3a"));
-  af_v_note(r, "%s n=%d d=%d V=I, beta in {%s}, %zu random Q^T K per beta "
-            "with ||Q^T K|| = 0.9, caps delta = 0.9 min(1/(100n^2b^2), "
-            "1/(100n^2)), t = 1..%g: min room/t to the lower bound %.3g, "
-            "upper %.3g (worst at beta %g)", sw_scheme_name(s), TA_N, TA_D,
-            quick ? "0.1, 8" : "0.1, 0.5, 2, 8", draws, T, wlo, whi, wb);
+  af_v_note(r, "%s n=%d d=%d V=I, beta in {%.4g, %.4g%s}, %zu random Q^T K "
+            "per beta with ||Q^T K|| = 0.9, caps delta = 0.9 min(1/(100n^2b^2),"
+            " 1/(100n^2)), t = 1..%g: min room/t to the lower bound %.3g, "
+            "upper %.3g (worst at beta %.4g)", sw_scheme_name(s), TA_N, TA_D,
+            bs[0], bs[1], quick ? "" : ", 2, 8", draws, T, wlo, whi, wb);
 }
 
 /* ------------------------------------------------------------ T4.3b/c */
@@ -421,7 +448,9 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
-  static const double bq[1] = {3.3}, bf[4] = {0.1, 0.5, 2.0, 8.0};
+  /* quick: one beta log-uniform in [0.1, 8] per scheme */
+  const double bq[1] = {sw_draw(0.1, 8.0, 1, 4332 + (unsigned long) s)};
+  static const double bf[4] = {0.1, 0.5, 2.0, 8.0};
   const double *bs = quick ? bq : bf;
   size_t nb = quick ? 1 : 4, draws = quick ? 1 : 8;
   double slack = af_v_tol(c, "T4.3b"), floor = af_v_tol(c, "T4.3b.var_floor");
@@ -466,11 +495,12 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_abs(r, 1.0 + rdev, 1.0, af_v_tol(c, "T4.3c"));
-  af_v_note(r, "%s%s n=%d d=%d V=I, beta in {%s}, %zu random Q^T K each "
+  af_v_note(r, "%s%s n=%d d=%d V=I, beta in {%.4g%s}, %zu random Q^T K each "
             "(||Q^T K|| = 0.9): T4.3c max |R-1| %.3g over %zu times with Var "
             "in [%g, %g]; T4.3b q in [%.4g, %.4g] over %zu times",
             sw_scheme_name(s), s == AF_NGPT ? " alpha=0.6" : "", TA_N, TA_D,
-            quick ? "3.3" : "0.1, 0.5, 2, 8", draws, rdev, nr, BC_VAR_LO,
+            bq[0], quick ? "" : " (quick draw); 0.1, 0.5, 2, 8", draws, rdev,
+            nr, BC_VAR_LO,
             BC_VAR_HI, qmin, qmax, nq);
   if (!(qmin >= AF_CL_T43B_LOWER - slack && qmax <= AF_CL_T43B_UPPER + slack)) {
     r->status = AF_V_FAIL;
