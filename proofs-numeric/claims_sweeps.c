@@ -495,12 +495,13 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_abs(r, 1.0 + rdev, 1.0, af_v_tol(c, "T4.3c"));
-  af_v_note(r, "%s%s n=%d d=%d V=I, beta in {%.4g%s}, %zu random Q^T K each "
+  char bstr[32];
+  snprintf(bstr, sizeof bstr, "%.4g", bq[0]);
+  af_v_note(r, "%s%s n=%d d=%d V=I, beta in {%s}, %zu random Q^T K each "
             "(||Q^T K|| = 0.9): T4.3c max |R-1| %.3g over %zu times with Var "
             "in [%g, %g]; T4.3b q in [%.4g, %.4g] over %zu times",
             sw_scheme_name(s), s == AF_NGPT ? " alpha=0.6" : "", TA_N, TA_D,
-            bq[0], quick ? "" : " (quick draw); 0.1, 0.5, 2, 8", draws, rdev,
-            nr, BC_VAR_LO,
+            quick ? bstr : "0.1, 0.5, 2, 8", draws, rdev, nr, BC_VAR_LO,
             BC_VAR_HI, qmin, qmax, nq);
   if (!(qmin >= AF_CL_T43B_LOWER - slack && qmax <= AF_CL_T43B_UPPER + slack)) {
     r->status = AF_V_FAIL;
