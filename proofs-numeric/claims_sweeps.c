@@ -1,7 +1,8 @@
 /* claims_sweeps.c -- statements checked over their range of parameters
  * instead of at one point (theorems.md T3.1.range, T3.1.meta, P3, P6,
  * T4.3a.range, T4.3bc.range, T4.2.seeds) and the metastable time scales
- * (P5.tmerge, P5.depth, P5.tscale; each described above its function).
+ * (P5.tmerge, P5.depth, P5.scheme, P5.tscale; each described above its
+ * function).
  * The runs of a grid go through af_sweep_exec (threads; rows do not
  * depend on their number).
  *
