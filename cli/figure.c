@@ -476,6 +476,9 @@ static const fig_def fig_defs[] = {
     {"tradeoff", "speed/diversity Pareto fronts of the six schemes over n, "
                  "beta, r0, alpha, tau (scalar systems, layer maps h = 1, "
                  "random starts)", fig_tradeoff, fig_cap_tradeoff},
+    {"lc", "long-context transition of one layer per map: exact cosine at "
+           "n = 1e2 ... 1e16 and its limits vs gamma (rho = 1/2, beta = "
+           "gamma log n)", fig_lc, fig_cap_lc},
 };
 #define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
 

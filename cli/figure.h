@@ -12,6 +12,7 @@
  *   figure_f2.c     F2, random weights
  *   figure_c5.c     C5, beta*(t)
  *   figure_conv.c   convergence orders and work-precision
+ *   figure_lc.c     the long-context transition per map
  * Each defines fig_NAME (compute the table) and fig_cap_NAME (its
  * caption from the table alone). */
 #ifndef AF_CLI_FIGURE_H
@@ -157,5 +158,9 @@ fig_cap_fn fig_cap_f1, fig_cap_c1, fig_cap_c1traj, fig_cap_c2,
 fig_fn fig_tradeoff;
 fig_cap_fn fig_cap_tradeoff;
 int fig_tradeoff_check(const fig_cfg *c, char *why, size_t cap);
+
+/* figure lc (figure_lc.c): the long-context transition per map. */
+fig_fn fig_lc;
+fig_cap_fn fig_cap_lc;
 
 #endif

@@ -854,6 +854,20 @@ static int t43_run(t43_ctx *x, const af_model *m, double *y, double T,
   return rc;
 }
 
+int af_cc_t43bc(af_cc_t43bc_res *out, const af_model *m, double *y,
+                int quick, double floor, double var_lo, double var_hi)
+{
+  t43_ctx x;
+  int rc = t43_run(&x, m, y, t43_horizon(m->scheme, quick), floor, var_lo,
+                   var_hi);
+  out->qmin = x.qmin;
+  out->qmax = x.qmax;
+  out->rdev = x.rdev;
+  out->nq = x.nq;
+  out->nr = x.nr;
+  return rc;
+}
+
 /* Check qmin >= lo - slack and qmax <= hi + slack; the side with less
  * room (relative to its bound) is reported. */
 static void interval_check(af_vresult *r, double qmin, double qmax,
@@ -1461,13 +1475,7 @@ static void claim_p6(af_vresult *r, const af_vctx *c, int arg)
 /* registry                                                              */
 /* ==================================================================== */
 
-#define PER_SCHEME(id, key, fn, breaks, title)                              \
-  {id, "post-ln", AF_V_PASS, key, fn, AF_POST_LN, breaks, title},           \
-  {id, "pre-ln", AF_V_PASS, key, fn, AF_PRE_LN, breaks, title},             \
-  {id, "mix-ln", AF_V_PASS, key, fn, AF_MIX_LN, breaks, title},             \
-  {id, "peri-ln", AF_V_PASS, key, fn, AF_PERI_LN, breaks, title},           \
-  {id, "ngpt", AF_V_PASS, key, fn, AF_NGPT, breaks, title},                 \
-  {id, "ln-scaling", AF_V_PASS, key, fn, AF_LN_SCALING, breaks, title}
+#define PER_SCHEME AF_V_PER_SCHEME /* verify.h */
 
 const af_claim af_claims_cluster[] = {
   /* The speed fault makes int dt/s finite for Pre/Mix/Peri-LN (s ~ 0.05

@@ -73,4 +73,17 @@ int af_cc_wendel(double *z, double *f, size_t n, size_t d, size_t N,
 int af_cc_causal(double *gap, double *moved, const af_model *m, double T,
                  size_t seeds, unsigned long seed0);
 
+/* T4.3b and T4.3c along one run of model m (any Q, K; n, d from it) from
+ * y (overwritten), to the scheme's horizon (quick or full), the runs
+ * stopping where Var falls below floor: the range [qmin, qmax] of
+ * q = -dVar/dt scale(t)/Var over nq output times t >= T0 (1; 2 tau for
+ * Mix-LN), and rdev = max |R - 1| over the nr times with Var in
+ * [var_lo, var_hi] (definitions in claims_cluster.c, T4.3b/c). */
+typedef struct {
+  double qmin, qmax, rdev;
+  size_t nq, nr;
+} af_cc_t43bc_res;
+int af_cc_t43bc(af_cc_t43bc_res *out, const af_model *m, double *y,
+                int quick, double floor, double var_lo, double var_hi);
+
 #endif

@@ -1,12 +1,14 @@
 /* claims_sweeps.c -- statements checked over their range of parameters
  * instead of at one point (theorems.md T3.1.range, T3.1.meta, P3, P6,
  * T4.3a.range, T4.3bc.range, T4.2.seeds) and the metastable time scales
- * (P5.tmerge, P5.depth, P5.tscale; each described above its function).
+ * (P5.tmerge, P5.depth, P5.scheme, P5.tscale; each described above its
+ * function).
  * The runs of a grid go through af_sweep_exec (threads; rows do not
  * depend on their number).
  *
  *  - T3.1.range: Post-LN from uniform starts over (beta, n, d) in
- *    {0.5, 2} x {3, 16, 64} x {2, 3, 8} (full; quick: beta 2.5, n 5, d 3),
+ *    {0.5, 2} x {3, 16, 64} x {2, 3, 8} (full; quick: one point drawn,
+ *    beta in [0.5, 2], n in 3..16, d 3; sw_draw),
  *    4 seeds a point (quick 2): every run synchronized (all pairwise
  *    1 - cos <= T3.1.threshold) at the horizon T = 40 (Post-LN collapses
  *    at rate e^{-2t} once near consensus; 1e-4 is reached by t ~ 5 + the
@@ -17,7 +19,8 @@
  *    metastable plateau (several clusters, theorems.md P5); T3.1 says
  *    nothing about finite times, so the claim is INCONCLUSIVE with the
  *    share, the horizon and the cluster counts, never a pass.
- *  - P3 per scheme: hemisphere starts, beta = 1.7: min_i <x_i, e_1> never
+ *  - P3 per scheme: hemisphere starts, beta = 1.7 (quick: drawn from
+ *    [0.5, 8] per scheme): min_i <x_i, e_1> never
  *    decreases (at the minimizing token <P A_i, e_1> >= 0, and dividing by
  *    a positive speed factor keeps the sign), and the maximal gap shrinks.
  *  - P6 per scheme: causal masking, beta = 1.7: token 1 never moves
@@ -25,7 +28,8 @@
  *    the horizon is the scheme's: Pre-, Mix-, Peri-LN collapse at
  *    polynomial rates (T4.1b), so their horizon is longer and the
  *    threshold the gap of that rate.
- *  - T4.3a.range: Pre-LN and Peri-LN, V = I, beta in {0.1, 0.5, 2, 8},
+ *  - T4.3a.range: Pre-LN and Peri-LN, V = I, beta in {0.1, 0.5, 2, 8}
+ *    (quick: one drawn from [0.1, 1], one from [1, 8]),
  *    8 random Q^T K with ||Q^T K||_op = 0.9 (K = I, Q^T = M, M Gaussian
  *    scaled), caps with delta = 0.9 min(1/(100 n^2 beta^2), 1/(100 n^2)):
  *    r_k(0) + (1 - 4 delta) t <= r_k(t) <= r_k(0) + t.
@@ -44,6 +48,21 @@
 #include "../theory/merge.h"
 #include "claims_cluster.h"
 #include "verify.h"
+
+/* A point of a quick row drawn from the statement's range instead of a
+ * hand-picked one: lo + (hi - lo) u, or lo (hi/lo)^u when log_scale, u
+ * the first uniform of mt19937 seeded with seed (deterministic: the quick
+ * level stays reproducible; the draw is in the claim's note). */
+static double sw_draw(double lo, double hi, int log_scale, unsigned long seed)
+{
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  if (g == NULL)
+    return NAN; /* the claim's run then fails with AF_EINVAL */
+  gsl_rng_set(g, seed);
+  double u = gsl_rng_uniform(g);
+  gsl_rng_free(g);
+  return log_scale ? lo * pow(hi / lo, u) : lo + (hi - lo) * u;
+}
 
 /* ------------------------------------------------------------ T3.1 */
 
@@ -132,8 +151,9 @@ static void claim_t31_range(af_vresult *r, const af_vctx *c, int meta)
         for (size_t i = 0; i < 3; i++)
           for (size_t j = 0; j < 3; j++)
             pts[np++] = (sw_point){bs[b], ns[i], ds[j]};
-    } else
-      pts[np++] = (sw_point){2.5, 5, 3};
+    } else /* one point drawn from [0.5, 2] x {3..16}, d = 3 */
+      pts[np++] = (sw_point){sw_draw(0.5, 2.0, 0, 3101),
+                             3 + (size_t) (14 * sw_draw(0, 1, 0, 3102)), 3};
   } else {
     static const size_t nm[3] = {5, 16, 64};
     if (full) {
@@ -166,6 +186,9 @@ static void claim_t31_range(af_vresult *r, const af_vctx *c, int meta)
             "%zu of %zu synchronized (share %.3f; %zu after t=%g, the last "
             "by t=%g)", np, g.seeds, g.T[0], g.T[g.nT - 1], synced, runs,
             share, late, g.T[0], hmax);
+  if (!full)
+    af_v_note(r, "; point drawn: b=%.4g n=%zu d=%zu", pts[0].beta, pts[0].n,
+              pts[0].d);
   /* the points not synchronized, with their cluster counts */
   for (size_t p = 0; p < np; p++) {
     size_t sp = 0;
@@ -220,7 +243,9 @@ static void claim_p3_scheme(af_vresult *r, const af_vctx *c, int arg)
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
   af_model m;
-  af_v_model(&m, c, 8, 3, 1.7, s);
+  /* quick: beta drawn log-uniformly from [0.5, 8] per scheme */
+  double beta = quick ? sw_draw(0.5, 8.0, 1, 4761 + (unsigned long) s) : 1.7;
+  af_v_model(&m, c, 8, 3, beta, s);
   double drop, gmax;
   double T = quick ? 10.0 : 30.0;
   size_t seeds = quick ? 1 : 8;
@@ -231,9 +256,9 @@ static void claim_p3_scheme(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_ge(r, drop, 0.0, af_v_tol(c, "P3"));
-  af_v_note(r, "%s n=8 d=3 beta=1.7, %zu hemisphere starts, T=%g: worst "
+  af_v_note(r, "%s n=8 d=3 beta=%.4g, %zu hemisphere starts, T=%g: worst "
             "change of min<x_i,e1> between outputs %.3g; max 1-cos at T %.3g",
-            sw_scheme_name(s), seeds, T, drop, gmax);
+            sw_scheme_name(s), beta, seeds, T, drop, gmax);
 }
 
 /* Horizon of P6 per scheme: Post-LN time 60 or more (LN-Scaling: u =
@@ -315,11 +340,34 @@ static double op_norm(const double *M, size_t d)
 #define TA_N 6
 #define TA_D 3
 
+/* One case of T4.3a/b/c over the range: Q (the model's Q^T K, K = I)
+ * Gaussian scaled to ||Q^T K||_op = 0.9, and y a cap start of TA_N tokens
+ * with delta = 0.9 min(1/(100 n^2 beta^2), 1/(100 n^2)) (seed of draw k
+ * at beta index ib); *delta receives delta. */
+static int ta_draw(double *y, double *delta, double *Q, gsl_rng *rng,
+                   double beta, unsigned long seed, size_t ib, size_t k)
+{
+  for (size_t i = 0; i < TA_D * TA_D; i++)
+    Q[i] = gsl_ran_gaussian(rng, 1.0);
+  double sc = 0.9 / op_norm(Q, TA_D);
+  for (size_t i = 0; i < TA_D * TA_D; i++)
+    Q[i] *= sc;
+  double nn = (double) (TA_N * TA_N);
+  *delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta), 1.0 / (100 * nn));
+  char spec[64];
+  snprintf(spec, sizeof spec, "cap:%.17g", *delta);
+  return af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
+                       af_sweep_seed(seed, ib * 64 + k));
+}
+
 static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
-  static const double bq[2] = {0.1, 8.0}, bf[4] = {0.1, 0.5, 2.0, 8.0};
+  /* quick: one beta log-uniform in [0.1, 1], one in [1, 8] */
+  const double bq[2] = {sw_draw(0.1, 1.0, 1, 4302 + (unsigned long) s),
+                        sw_draw(1.0, 8.0, 1, 4303 + (unsigned long) s)};
+  static const double bf[4] = {0.1, 0.5, 2.0, 8.0};
   const double *bs = quick ? bq : bf;
   size_t nb = quick ? 2 : 4, draws = quick ? 2 : 8;
   double T = quick ? 5.0 : 20.0;
@@ -349,20 +397,9 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
   o.atol = 1e-14;
   for (size_t ib = 0; ib < nb && rc == AF_OK; ib++)
     for (size_t k = 0; k < draws && rc == AF_OK; k++) {
-      double beta = bs[ib];
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] = gsl_ran_gaussian(rng, 1.0);
-      double sc = 0.9 / op_norm(Q, TA_D);
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] *= sc;
-      double nn = (double) (TA_N * TA_N);
-      double delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta),
-                                1.0 / (100 * nn));
-      char spec[64];
-      snprintf(spec, sizeof spec, "cap:%.17g", delta);
+      double beta = bs[ib], delta;
       double y[TA_N * TA_D + TA_N], r0[TA_N];
-      rc = af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
-                         af_sweep_seed(4301, ib * 64 + k));
+      rc = ta_draw(y, &delta, Q, rng, beta, 4301, ib, k);
       if (rc != AF_OK)
         break;
       memcpy(r0, y + TA_N * TA_D, sizeof r0);
@@ -392,142 +429,49 @@ static void claim_t43a_range(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_ge(r, worst, 0.0, af_v_tol(c, "T4.3a"));
-  af_v_note(r, "%s n=%d d=%d V=I, beta in {%s}, %zu random Q^T K per beta "
-            "with ||Q^T K|| = 0.9, caps delta = 0.9 min(1/(100n^2b^2), "
-            "1/(100n^2)), t = 1..%g: min room/t to the lower bound %.3g, "
-            "upper %.3g (worst at beta %g)", sw_scheme_name(s), TA_N, TA_D,
-            quick ? "0.1, 8" : "0.1, 0.5, 2, 8", draws, T, wlo, whi, wb);
+  af_v_note(r, "%s n=%d d=%d V=I, beta in {%.4g, %.4g%s}, %zu random Q^T K "
+            "per beta with ||Q^T K|| = 0.9, caps delta = 0.9 min(1/(100n^2b^2),"
+            " 1/(100n^2)), t = 1..%g: min room/t to the lower bound %.3g, "
+            "upper %.3g (worst at beta %.4g)", sw_scheme_name(s), TA_N, TA_D,
+            bs[0], bs[1], quick ? "" : ", 2, 8", draws, T, wlo, whi, wb);
 }
 
 /* ------------------------------------------------------------ T4.3b/c */
 
 
-/* T4.3b and T4.3c along one run (the definitions of claims_cluster.c's
- * T4.3b/c, written again here for general Q, K): at output times t >= T0
- * with Var >= floor, q = -dVar/dt scale(t)/Var and, where Var is in
- * [BC_VAR_LO, BC_VAR_HI], R = -dVar/dt / [(2/n)|m|^2 sum |th_j - m|^2/s_j]
- * with s_j from theory/ (af_cl_speed) at the state's r_j and |A_j|. */
+/* T4.3b and T4.3c along one run: af_cc_t43bc (claims_cluster.c, the
+ * definitions of its T4.3b/c, for any Q, K), with R taken where Var is in
+ * [BC_VAR_LO, BC_VAR_HI]. */
 #define BC_VAR_LO 1e-14
 #define BC_VAR_HI 1e-7
-
-typedef struct {
-  const af_model *m;
-  af_work *w;
-  double T0, floor;
-  double qmin, qmax, rdev;
-  size_t nq, nr;
-} bc_ctx;
-
-static int bc_out(double t, const double *y, void *vctx)
-{
-  bc_ctx *x = vctx;
-  const af_model *m = x->m;
-  size_t n = m->n, d = m->d;
-  if (t < x->T0)
-    return AF_OK;
-  double th[TA_N * TA_D], mean[TA_D] = {0}, dy[TA_N * TA_D + TA_N];
-  double a[TA_N], e2[TA_N];
-  af_v_unit_dirs(th, y, n, d);
-  for (size_t j = 0; j < n; j++)
-    for (size_t i = 0; i < d; i++)
-      mean[i] += th[j * d + i] / (double) n;
-  double var = 0, m2 = 0;
-  for (size_t i = 0; i < d; i++)
-    m2 += mean[i] * mean[i];
-  for (size_t j = 0; j < n; j++) {
-    e2[j] = 0;
-    for (size_t i = 0; i < d; i++) {
-      double e = th[j * d + i] - mean[i];
-      e2[j] += e * e;
-    }
-    var += e2[j] / (double) n;
-  }
-  if (!(var >= x->floor))
-    return -1; /* stop: below the floor */
-  int rc = af_rhs(dy, t, y, m, x->w);
-  if (rc == AF_OK)
-    rc = af_attention(NULL, NULL, NULL, a, t, y, m, x->w);
-  if (rc != AF_OK)
-    return rc;
-  double dv = 0, den = 0, alpha = af_model_alpha(m, t);
-  for (size_t j = 0; j < n; j++) {
-    double ny = 0, p = 0;
-    for (size_t i = 0; i < d; i++)
-      ny += y[j * d + i] * y[j * d + i];
-    ny = sqrt(ny);
-    for (size_t i = 0; i < d; i++)
-      p += (th[j * d + i] - mean[i]) * dy[j * d + i] / ny;
-    dv += 2.0 * p / (double) n;
-    den += e2[j] / af_cl_speed(m->scheme, t, y[n * d + j], a[j], alpha,
-                               m->tau);
-  }
-  den *= 2.0 / (double) n * m2;
-  double q = -dv * af_cl_t43b_scale(m->scheme, t, alpha) / var;
-  x->qmin = fmin(x->qmin, q);
-  x->qmax = fmax(x->qmax, q);
-  x->nq++;
-  if (var >= BC_VAR_LO && var <= BC_VAR_HI) {
-    x->rdev = fmax(x->rdev, fabs(-dv / den - 1.0));
-    x->nr++;
-  }
-  return AF_OK;
-}
-
-static double bc_horizon(af_scheme_id s, int quick)
-{
-  switch (s) {
-  case AF_POST_LN:
-  case AF_NGPT: return 60.0;
-  case AF_LN_SCALING: return 1000.0;
-  default: return quick ? 1000.0 : 1e4;
-  }
-}
 
 static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   int quick = c->level == AF_LEVEL_QUICK;
-  static const double bq[1] = {3.3}, bf[4] = {0.1, 0.5, 2.0, 8.0};
+  /* quick: one beta log-uniform in [0.1, 8] per scheme */
+  const double bq[1] = {sw_draw(0.1, 8.0, 1, 4332 + (unsigned long) s)};
+  static const double bf[4] = {0.1, 0.5, 2.0, 8.0};
   const double *bs = quick ? bq : bf;
-  size_t nb = quick ? 1 : 4, draws = quick ? 1 : 8, K = 80;
+  size_t nb = quick ? 1 : 4, draws = quick ? 1 : 8;
   double slack = af_v_tol(c, "T4.3b"), floor = af_v_tol(c, "T4.3b.var_floor");
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   af_weights *wt = af_weights_alloc(TA_D, 1, 1.0);
   double *Q = malloc(TA_D * TA_D * sizeof *Q);
-  af_work *w = af_work_alloc(TA_N, TA_D), *wi = af_work_alloc(TA_N, TA_D);
-  double times[81];
-  int rc = (rng && wt && Q && w && wi) ? AF_OK : AF_ENOMEM;
+  int rc = (rng && wt && Q) ? AF_OK : AF_ENOMEM;
   if (wt)
     wt->Q[0] = Q; /* owned by wt from here */
   else
     free(Q);
   double qmin = INFINITY, qmax = -INFINITY, rdev = 0;
   size_t nq = 0, nr = 0, runs = 0, windowless = 0;
-  if (rc == AF_OK) {
+  if (rc == AF_OK)
     gsl_rng_set(rng, 4330 + (unsigned long) s);
-    af_work_set_kernel(w, AF_KERNEL_DIRECT);
-    af_work_set_kernel(wi, AF_KERNEL_DIRECT);
-  }
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-20;
   for (size_t ib = 0; ib < nb && rc == AF_OK; ib++)
     for (size_t k = 0; k < draws && rc == AF_OK; k++) {
-      double beta = bs[ib];
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] = gsl_ran_gaussian(rng, 1.0);
-      double sc = 0.9 / op_norm(Q, TA_D);
-      for (size_t i = 0; i < TA_D * TA_D; i++)
-        Q[i] *= sc;
-      double nn = (double) (TA_N * TA_N);
-      double delta = 0.9 * fmin(1.0 / (100 * nn * beta * beta),
-                                1.0 / (100 * nn));
-      char spec[64];
-      snprintf(spec, sizeof spec, "cap:%.17g", delta);
+      double beta = bs[ib], delta;
       double y[TA_N * TA_D + TA_N];
-      rc = af_init_state(y, NULL, spec, TA_N, TA_D, 1.0,
-                         af_sweep_seed(4331, ib * 64 + k));
+      rc = ta_draw(y, &delta, Q, rng, beta, 4331, ib, k);
       if (rc != AF_OK)
         break;
       af_model m;
@@ -535,15 +479,8 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
       m.w = wt;
       if (s == AF_NGPT)
         m.alpha = 0.6; /* alpha != 1: scale 1/alpha, not alpha */
-      bc_ctx x = {&m, w, s == AF_MIX_LN ? 2.0 * m.tau : 1.0, floor,
-                  INFINITY, -INFINITY, 0, 0, 0};
-      double T = bc_horizon(s, quick);
-      times[0] = 0;
-      for (size_t i = 0; i < K; i++)
-        times[i + 1] = x.T0 * pow(T / x.T0, (double) i / (double) (K - 1));
-      rc = af_integrate(y, times, K + 1, &m, &o, wi, bc_out, &x, NULL);
-      if (rc == -1)
-        rc = AF_OK;
+      af_cc_t43bc_res x;
+      rc = af_cc_t43bc(&x, &m, y, quick, floor, BC_VAR_LO, BC_VAR_HI);
       qmin = fmin(qmin, x.qmin);
       qmax = fmax(qmax, x.qmax);
       rdev = fmax(rdev, x.rdev);
@@ -552,8 +489,6 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
       windowless += x.nr == 0;
       runs++;
     }
-  af_work_free(w);
-  af_work_free(wi);
   af_weights_free(wt);
   gsl_rng_free(rng);
   if (rc != AF_OK) {
@@ -561,11 +496,13 @@ static void claim_t43bc_range(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_abs(r, 1.0 + rdev, 1.0, af_v_tol(c, "T4.3c"));
+  char bstr[32];
+  snprintf(bstr, sizeof bstr, "%.4g", bq[0]);
   af_v_note(r, "%s%s n=%d d=%d V=I, beta in {%s}, %zu random Q^T K each "
             "(||Q^T K|| = 0.9): T4.3c max |R-1| %.3g over %zu times with Var "
             "in [%g, %g]; T4.3b q in [%.4g, %.4g] over %zu times",
             sw_scheme_name(s), s == AF_NGPT ? " alpha=0.6" : "", TA_N, TA_D,
-            quick ? "3.3" : "0.1, 0.5, 2, 8", draws, rdev, nr, BC_VAR_LO,
+            quick ? bstr : "0.1, 0.5, 2, 8", draws, rdev, nr, BC_VAR_LO,
             BC_VAR_HI, qmin, qmax, nq);
   if (!(qmin >= AF_CL_T43B_LOWER - slack && qmax <= AF_CL_T43B_UPPER + slack)) {
     r->status = AF_V_FAIL;
@@ -692,30 +629,47 @@ static void pm_slopes(double *sl, const double *bs, size_t nb, int *rc)
   }
 }
 
+/* Two tokens at angle PM_PHI0 on the circle (radii 1) under model m run
+ * to the merging time t of theory/merge.c: *err = |phi(t) - PM_PHIE| /
+ * (|dphi/dt| t), the angle's miss as a relative time error, with
+ * dphi/dt = -2 sin phi / (1 + e^{beta (1 - cos phi)}) / s at PM_PHIE and
+ * the speed factor s of the final state (af_cl_speed: S1-S6 written again
+ * in theory/). */
+static int pm_time_error(double *err, const af_model *m, double t)
+{
+  af_integ_opts o;
+  af_integ_opts_init(&o);
+  o.rtol = 1e-12;
+  o.atol = 1e-14;
+  double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
+  const double times[2] = {0, t};
+  int rc = af_v_run(NULL, y, times, 2, m, &o, AF_KERNEL_DIRECT);
+  if (rc != AF_OK)
+    return rc;
+  double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
+  double sh = sin(0.5 * PM_PHIE), E = exp(-2 * m->beta * sh * sh);
+  double c = (1 + E * cos(PM_PHIE)) / (1 + E);
+  double A = hypot(c, E * sin(PM_PHIE) / (1 + E)); /* |A| at PM_PHIE */
+  double s = af_cl_speed(m->scheme, t, y[4], A, af_model_alpha(m, t), m->tau);
+  double rate = 2 * sin(PM_PHIE) / (1 + 1 / E) / s;
+  *err = fabs(phi - PM_PHIE) / rate / t;
+  return AF_OK;
+}
+
 static void claim_p5_tmerge(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
   static const double bs[3] = {4.0, 7.0, 10.0};
   double worst = 0, ts[3], sl[3];
   int rc = AF_OK;
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-14;
   for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    double e = 0;
     rc = af_merge_time(&ts[i], bs[i], PM_PHI0, PM_PHIE);
-    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
     af_model m;
     af_v_model(&m, c, 2, 2, bs[i], AF_POST_LN);
-    const double times[2] = {0, ts[i]};
     if (rc == AF_OK)
-      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
-    if (rc != AF_OK)
-      break;
-    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
-    double s = sin(0.5 * PM_PHIE);
-    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s));
-    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / ts[i]);
+      rc = pm_time_error(&e, &m, ts[i]);
+    worst = fmax(worst, e);
   }
   pm_slopes(sl, bs, 3, &rc);
   if (rc != AF_OK) {
@@ -742,24 +696,14 @@ static void claim_p5_depth(af_vresult *r, const af_vctx *c, int arg)
   static const double bs[3] = {4.0, 5.5, 7.0};
   double worst = 0, tp[3], tq[3];
   int rc = AF_OK;
-  af_integ_opts o;
-  af_integ_opts_init(&o);
-  o.rtol = 1e-12;
-  o.atol = 1e-14;
   for (size_t i = 0; i < 3 && rc == AF_OK; i++) {
+    double e = 0;
     rc = af_merge_time_preln(&tp[i], &tq[i], bs[i], PM_PHI0, PM_PHIE);
-    double y[2 * 2 + 2] = {1, 0, cos(PM_PHI0), sin(PM_PHI0), 1, 1};
     af_model m;
     af_v_model(&m, c, 2, 2, bs[i], AF_PRE_LN);
-    const double times[2] = {0, tp[i]};
     if (rc == AF_OK)
-      rc = af_v_run(NULL, y, times, 2, &m, &o, AF_KERNEL_DIRECT);
-    if (rc != AF_OK)
-      break;
-    double phi = atan2(y[0] * y[3] - y[1] * y[2], y[0] * y[2] + y[1] * y[3]);
-    double s = sin(0.5 * PM_PHIE);
-    double rate = 2 * sin(PM_PHIE) / (1 + exp(2 * bs[i] * s * s)) / y[4];
-    worst = fmax(worst, fabs(phi - PM_PHIE) / rate / tp[i]);
+      rc = pm_time_error(&e, &m, tp[i]);
+    worst = fmax(worst, e);
   }
   if (rc != AF_OK) {
     af_v_error(r, rc, "P5.depth");
@@ -772,6 +716,74 @@ static void claim_p5_depth(af_vresult *r, const af_vctx *c, int arg)
             "run %.2g", tp[0], tp[1], tp[2], tq[0], tq[1], tq[2],
             log1p(tp[0]) / tq[0], log1p(tp[1]) / tq[1], log1p(tp[2]) / tq[2],
             worst);
+}
+
+/* P5.scheme: the same two tokens under Mix-LN (tau = 1), Peri-LN, nGPT
+ * (alpha = 0.6) and LN-Scaling, radii 1: the merging time of
+ * af_merge_time_scheme against the run (relative time error, row
+ * P5.scheme) over beta in [4, 7] (Mix-, Peri-LN: their times grow like
+ * e^{t_post}, beyond double past beta ~ 7.5) or [4, 10] (nGPT,
+ * LN-Scaling); quick: one beta drawn uniformly from the range (fixed
+ * seed per scheme), full: four evenly spaced plus that draw.  Reported:
+ * the scheme's time against Post-LN's (ln(1 + t)/t_post for Mix- and
+ * Peri-LN, alpha t/t_post for nGPT, t/t_post for LN-Scaling) and its
+ * d ln t/d beta (central difference of the theory). */
+static void claim_p5_scheme(af_vresult *r, const af_vctx *c, int arg)
+{
+  af_scheme_id s = (af_scheme_id) arg;
+  int fast = s == AF_NGPT || s == AF_LN_SCALING;
+  double blo = 4.0, bhi = fast ? 10.0 : 7.0, alpha = 0.6;
+  size_t nb = c->level == AF_LEVEL_FULL ? 5 : 1;
+  double bs[5], ts[5], tu[5], sl[5], worst = 0, wb = 0;
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  int rc = rng ? AF_OK : AF_ENOMEM;
+  if (rng) {
+    gsl_rng_set(rng, 5500 + (unsigned long) s);
+    bs[nb - 1] = blo + (bhi - blo) * gsl_rng_uniform(rng);
+    gsl_rng_free(rng);
+  }
+  for (size_t i = 0; i + 1 < nb; i++)
+    bs[i] = blo + (bhi - blo) * (double) i / (double) (nb - 2);
+  for (size_t i = 0; i < nb && rc == AF_OK; i++) {
+    af_model m;
+    af_v_model(&m, c, 2, 2, bs[i], s);
+    if (s == AF_NGPT)
+      m.alpha = alpha;
+    double e = 0, tp, tm, h = 1e-3;
+    rc = af_merge_time_scheme(&ts[i], &tu[i], s, bs[i], m.alpha, m.tau,
+                              PM_PHI0, PM_PHIE);
+    if (rc == AF_OK)
+      rc = af_merge_time_scheme(&tp, NULL, s, bs[i] + h, m.alpha, m.tau,
+                                PM_PHI0, PM_PHIE);
+    if (rc == AF_OK)
+      rc = af_merge_time_scheme(&tm, NULL, s, bs[i] - h, m.alpha, m.tau,
+                                PM_PHI0, PM_PHIE);
+    sl[i] = (log(tp) - log(tm)) / (2 * h);
+    if (rc == AF_OK)
+      rc = pm_time_error(&e, &m, ts[i]);
+    if (e >= worst) {
+      worst = e;
+      wb = bs[i];
+    }
+  }
+  if (rc != AF_OK) {
+    af_v_error(r, rc, "P5.scheme");
+    return;
+  }
+  af_v_le(r, worst, 0.0, af_v_tol(c, "P5.scheme"));
+  af_v_note(r, "pi/2 -> 0.1, %s%s, beta in [%g, %g]: relative time error "
+            "%.2g (beta %.4g); beta: t, t_post, %s, d ln t/d beta:",
+            sw_scheme_name(s), s == AF_NGPT ? " alpha=0.6" : "", blo, bhi,
+            worst, wb,
+            s == AF_NGPT ? "alpha t/t_post"
+            : s == AF_LN_SCALING ? "t/t_post" : "ln(1+t)/t_post");
+  for (size_t i = 0; i < nb; i++) {
+    double rel = s == AF_NGPT ? alpha * ts[i] / tu[i]
+                 : s == AF_LN_SCALING ? ts[i] / tu[i]
+                                      : log1p(ts[i]) / tu[i];
+    af_v_note(r, " %.3g: %.4g %.4g %.3g %.3g;", bs[i], ts[i], tu[i], rel,
+              sl[i]);
+  }
 }
 
 /* The statement asked of the metastable time scale: d ln t_merge / d beta
@@ -797,13 +809,7 @@ static void claim_p5_slope(af_vresult *r, const af_vctx *c, int arg)
             sl[5], sl[6]);
 }
 
-#define SW_PER_SCHEME(id, key, fn, breaks, title)                            \
-  {id, "post-ln", AF_V_PASS, key, fn, AF_POST_LN, breaks, title},           \
-  {id, "pre-ln", AF_V_PASS, key, fn, AF_PRE_LN, breaks, title},             \
-  {id, "mix-ln", AF_V_PASS, key, fn, AF_MIX_LN, breaks, title},             \
-  {id, "peri-ln", AF_V_PASS, key, fn, AF_PERI_LN, breaks, title},           \
-  {id, "ngpt", AF_V_PASS, key, fn, AF_NGPT, breaks, title},                 \
-  {id, "ln-scaling", AF_V_PASS, key, fn, AF_LN_SCALING, breaks, title}
+#define SW_PER_SCHEME AF_V_PER_SCHEME /* verify.h */
 
 const af_claim af_claims_sweeps[] = {
   {"T3.1.range", "post-ln", AF_V_PASS, "T3.1.sync", claim_t31_sync, 0, 0,
@@ -824,6 +830,17 @@ const af_claim af_claims_sweeps[] = {
   {"P5.depth", "pre-ln", AF_V_PASS, "P5.tmerge", claim_p5_depth, 0,
    F_A | F_R, "two-token merging time under Pre-LN (about e^T for a Post-LN "
    "plateau of length T) against its quadrature"},
+  {"P5.scheme", "mix-ln", AF_V_PASS, "P5.scheme", claim_p5_scheme, AF_MIX_LN,
+   F_A, "two-token merging time under Mix-LN over beta against theory"},
+  {"P5.scheme", "peri-ln", AF_V_PASS, "P5.scheme", claim_p5_scheme,
+   AF_PERI_LN, F_A, "two-token merging time under Peri-LN over beta against "
+   "theory"},
+  {"P5.scheme", "ngpt", AF_V_PASS, "P5.scheme", claim_p5_scheme, AF_NGPT, F_A,
+   "two-token merging time under nGPT (alpha = 0.6) over beta against "
+   "theory"},
+  {"P5.scheme", "ln-scaling", AF_V_PASS, "P5.scheme", claim_p5_scheme,
+   AF_LN_SCALING, F_A, "two-token merging time under LN-Scaling over beta "
+   "against theory"},
   {"P5.tscale", "", AF_V_FAIL, "P5.tscale", claim_p5_slope, 0, 0,
    "sanity: d ln t_merge/d beta within 2% of 1 - cos phi on [4, 10] "
    "(false: the prefactor depends on beta)"},

@@ -222,4 +222,14 @@ size_t af_verify_run_each(af_vrecord *rec, size_t cap, const af_vctx *c,
                           void (*done)(const af_vrecord *r, void *ctx),
                           void *done_ctx);
 
+/* The six rows of a claim stated for every scheme (expected PASS), one
+ * per scheme with the scheme's id as the claim's argument. */
+#define AF_V_PER_SCHEME(id, key, fn, breaks, title)                         \
+  {id, "post-ln", AF_V_PASS, key, fn, AF_POST_LN, breaks, title},           \
+  {id, "pre-ln", AF_V_PASS, key, fn, AF_PRE_LN, breaks, title},             \
+  {id, "mix-ln", AF_V_PASS, key, fn, AF_MIX_LN, breaks, title},             \
+  {id, "peri-ln", AF_V_PASS, key, fn, AF_PERI_LN, breaks, title},           \
+  {id, "ngpt", AF_V_PASS, key, fn, AF_NGPT, breaks, title},                 \
+  {id, "ln-scaling", AF_V_PASS, key, fn, AF_LN_SCALING, breaks, title}
+
 #endif

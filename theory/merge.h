@@ -13,6 +13,8 @@
 #ifndef AF_MERGE_H
 #define AF_MERGE_H
 
+#include "attnflow.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -31,6 +33,20 @@ int af_merge_time(double *t, double beta, double phi0, double phie);
  * of Post-LN length T lasts about e^T under Pre-LN. */
 int af_merge_time_preln(double *t_pre, double *t_post, double beta,
                         double phi0, double phie);
+
+/* The same merge under each scheme of S1-S6 (theorems.md P5.scheme), radii
+ * 1 at t = 0, alpha constant (nGPT), tau (Mix-LN): *t the scheme's time
+ * and *t_post (may be NULL) the Post-LN time u from phi0 to phie.  Each
+ * scheme is Post-LN at u = int_0^t ds/s (I2, both tokens alike):
+ * Post-LN t = u; LN-Scaling t = u + u^2/4 (dt/du = sqrt(t + 1)); Pre-LN
+ * dt/du = r, Peri-LN r |A|, nGPT |A|/alpha, with d ln r/du = c(phi) (Pre-,
+ * Peri-LN; |A|^2 = (1 + E^2 + 2 E cos phi)/(1 + E)^2), by rk8pd in phi
+ * (rtol 1e-13); Mix-LN t = u while u <= tau, else tau plus the Pre-LN time
+ * from the angle at u = tau (bisection).  AF_EINVAL on bad arguments or
+ * scheme, AF_EGSL if the quadrature or the ODE misses its tolerance. */
+int af_merge_time_scheme(double *t, double *t_post, af_scheme_id scheme,
+                         double beta, double alpha, double tau, double phi0,
+                         double phie);
 
 #ifdef __cplusplus
 }
