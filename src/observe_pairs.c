@@ -38,6 +38,7 @@
  * forest (n), four partials per block and per thread a tile of OP_R x OP_C
  * values: O(n d), never n x n (af_obs_pairs_doubles). */
 #include "attention_impl.h"
+#include "tile_v4.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -46,9 +47,6 @@
 #define OP_R 64  /* rows of a block (a multiple of 4) */
 #define OP_C 128 /* keys of a tile (a multiple of 8)   */
 
-typedef double op_v4 __attribute__((vector_size(32)));
-#define LOAD4(v, p) memcpy(&(v), (p), sizeof(op_v4))
-#define STORE4(p, v) memcpy((p), &(v), sizeof(op_v4))
 
 static inline size_t op_round(size_t a, size_t b)
 {
@@ -80,43 +78,7 @@ static inline __attribute__((always_inline)) void
 dist_body(double *restrict S, const double *restrict q,
           const double *restrict kt, size_t d, size_t nrow, size_t nkey)
 {
-  for (size_t k = 0; k < nkey; k += 8)
-    for (size_t r = 0; r < nrow; r += 4) {
-      const double *q0 = q + r * d, *q1 = q0 + d, *q2 = q1 + d, *q3 = q2 + d;
-      op_v4 s00 = {0, 0, 0, 0}, s01 = s00, s10 = s00, s11 = s00, s20 = s00,
-            s21 = s00, s30 = s00, s31 = s00, t;
-      const double *kp = kt + k;
-      for (size_t i = 0; i < d; i++, kp += OP_C) {
-        op_v4 k0, k1;
-        LOAD4(k0, kp);
-        LOAD4(k1, kp + 4);
-        t = q0[i] - k0;
-        s00 += t * t;
-        t = q0[i] - k1;
-        s01 += t * t;
-        t = q1[i] - k0;
-        s10 += t * t;
-        t = q1[i] - k1;
-        s11 += t * t;
-        t = q2[i] - k0;
-        s20 += t * t;
-        t = q2[i] - k1;
-        s21 += t * t;
-        t = q3[i] - k0;
-        s30 += t * t;
-        t = q3[i] - k1;
-        s31 += t * t;
-      }
-      double *e = S + r * OP_C + k;
-      STORE4(e, s00);
-      STORE4(e + 4, s01);
-      STORE4(e + OP_C, s10);
-      STORE4(e + OP_C + 4, s11);
-      STORE4(e + 2 * OP_C, s20);
-      STORE4(e + 2 * OP_C + 4, s21);
-      STORE4(e + 3 * OP_C, s30);
-      STORE4(e + 3 * OP_C + 4, s31);
-    }
+  TILE_ROWS_BY_KEYS(S, OP_C, q, kt, OP_C, d, nrow, nkey, TILE_ADD_SQDIFF);
 }
 
 static void dist_plain(double *restrict S, const double *restrict q,
