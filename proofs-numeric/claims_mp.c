@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "attnflow_mp.h"
+#include "claims_mprun.h"
 #include "verify.h"
 
 #define MPC_N 4
@@ -35,25 +36,6 @@
 #define MPC_T 8.0
 #define MPC_REF_PREC 384
 #define MPC_REF_TOL 1e-64
-
-static int mpc_run(mpfr_t *y, const double *y0, mpfr_prec_t prec,
-                   af_mp_method meth, double tol, const af_model *m,
-                   af_mp_stats *st)
-{
-  size_t N = af_state_size(m->n, m->d);
-  af_mp_work *w = af_mp_work_alloc(m->n, m->d, prec);
-  if (w == NULL)
-    return AF_ENOMEM;
-  af_mp_vec_set_d(y, y0, N);
-  af_mp_opts o;
-  af_mp_opts_init(&o);
-  o.method = meth;
-  o.tol = tol;
-  double times[3] = {0.0, MPC_T / 2, MPC_T};
-  int rc = af_mp_integrate(y, times, 3, m, &o, w, NULL, NULL, st);
-  af_mp_work_free(w);
-  return rc;
-}
 
 static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
 {
@@ -78,11 +60,12 @@ static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
     rc = af_init_state(y0, NULL, "gaussian", MPC_N, MPC_D, NAN, 5300);
   af_mp_stats st, sr;
   if (rc == AF_OK)
-    rc = mpc_run(y, y0, MPC_PREC, meth, MPC_TOL, &m, &st);
+    rc = af_claims_mp_run(y, y0, MPC_PREC, meth, MPC_TOL, MPC_T, &m, &st);
   if (rc == AF_OK) { /* the reference with the model's faults too */
     af_model clean = m;
     clean.fault = 0;
-    rc = mpc_run(yr, y0, MPC_REF_PREC, AF_MP_GBS, MPC_REF_TOL, &clean, &sr);
+    rc = af_claims_mp_run(yr, y0, MPC_REF_PREC, AF_MP_GBS, MPC_REF_TOL, MPC_T,
+                          &clean, &sr);
   }
   if (rc != AF_OK) {
     af_v_error(r, rc, "N.mp");

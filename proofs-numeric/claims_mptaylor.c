@@ -23,6 +23,7 @@
 #include <stdlib.h>
 
 #include "attnflow_mp.h"
+#include "claims_mprun.h"
 #include "verify.h"
 
 #define MPT_N 4
@@ -48,25 +49,6 @@ static mpt_case mpt_level(const af_vctx *c)
   return k;
 }
 
-static int mpt_run(mpfr_t *y, const double *y0, mpfr_prec_t prec,
-                   af_mp_method meth, double tol, double T, const af_model *m,
-                   af_mp_stats *st)
-{
-  size_t N = af_state_size(m->n, m->d);
-  af_mp_work *w = af_mp_work_alloc(m->n, m->d, prec);
-  if (w == NULL)
-    return AF_ENOMEM;
-  af_mp_vec_set_d(y, y0, N);
-  af_mp_opts o;
-  af_mp_opts_init(&o);
-  o.method = meth;
-  o.tol = tol;
-  double times[3] = {0.0, T / 2, T};
-  int rc = af_mp_integrate(y, times, 3, m, &o, w, NULL, NULL, st);
-  af_mp_work_free(w);
-  return rc;
-}
-
 static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
@@ -83,14 +65,15 @@ static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
   af_mp_stats st, sx[2];
   double q[2] = {0, 0}, dif[2] = {0, 0};
   if (rc == AF_OK)
-    rc = mpt_run(yt, y0, K.prec, AF_MP_TAYLOR, K.tol, 2.0, &m, &st);
+    rc = af_claims_mp_run(yt, y0, K.prec, AF_MP_TAYLOR, K.tol, 2.0, &m, &st);
   const af_mp_method other[2] = {AF_MP_GBS, AF_MP_GAUSS};
   for (int k = 0; k < 2 && rc == AF_OK; k++) {
     /* The other methods without the model's faults: a fault in the
      * field shows as a disagreement. */
     af_model clean = m;
     clean.fault = 0;
-    rc = mpt_run(yx, y0, K.prec, other[k], K.tol, 2.0, &clean, &sx[k]);
+    rc = af_claims_mp_run(yx, y0, K.prec, other[k], K.tol, 2.0, &clean,
+                          &sx[k]);
     if (rc == AF_OK) {
       dif[k] = af_mp_vec_maxdiff(yt, yx, N);
       q[k] = dif[k] / (10 * st.err_est + sx[k].err_est);
@@ -130,12 +113,12 @@ static void claim_over(af_vresult *r, const af_vctx *c, int arg)
     rc = af_init_state(y0, NULL, "gaussian", MPT_N, MPT_D, NAN, 5300);
   af_mp_stats st, sr;
   if (rc == AF_OK)
-    rc = mpt_run(y, y0, K.prec, AF_MP_TAYLOR, K.tol, 8.0, &m, &st);
+    rc = af_claims_mp_run(y, y0, K.prec, AF_MP_TAYLOR, K.tol, 8.0, &m, &st);
   if (rc == AF_OK) {
     af_model clean = m;
     clean.fault = 0;
-    rc = mpt_run(yr, y0, K.ref_prec, AF_MP_GBS, K.ref_tol, 8.0, &clean,
-                 &sr);
+    rc = af_claims_mp_run(yr, y0, K.ref_prec, AF_MP_GBS, K.ref_tol, 8.0,
+                          &clean, &sr);
   }
   if (rc != AF_OK)
     af_v_error(r, rc, "N.taylor.over");

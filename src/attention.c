@@ -205,6 +205,10 @@ size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads)
                       threads < 1 ? 1 : (size_t) threads);
     if (x == 0 || !af_size_add(&r, r, x))
       return 0;
+    /* af_observe's pair tiles (observe_pairs.c), held while it runs */
+    x = af_obs_pairs_doubles(n, d, threads < 1 ? 1 : (size_t) threads);
+    if (x == 0 || !af_size_add(&r, r, x))
+      return 0;
   } else if (!af_size_mul(&x, n, n) || !af_size_add(&r, r, x)
              || !af_size_add(&r, r, AF_T_PAD))
     return 0;

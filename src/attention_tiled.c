@@ -45,22 +45,19 @@
  * Accuracy: the same quantities as the other kernels in another rounding
  * order; theorems.md N.tiled bounds the difference (claims_tiled.c). */
 #include "attention_impl.h"
+#include "tile_v4.h"
 
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-typedef double tl_v4 __attribute__((vector_size(32)));
+typedef af_tv4 tl_v4;
 
 static inline size_t round_up(size_t a, size_t b)
 {
   return (a + b - 1) / b * b;
 }
 
-/* Unaligned loads and stores of 4 doubles (macros: a function returning
- * a 32-byte vector would change the ABI where AVX is not enabled). */
-#define LOAD4(v, p) memcpy(&(v), (p), sizeof(tl_v4))
-#define STORE4(p, v) memcpy((p), &(v), sizeof(tl_v4))
 
 /* Layout of the packed arrays and of one thread's scratch. */
 typedef struct {
@@ -136,37 +133,7 @@ scores_body(double *restrict E, size_t lde, const double *restrict q,
             const double *restrict kt, size_t ldk, size_t d, size_t nrow,
             size_t nkey)
 {
-  /* Keys outer: the 8 columns of kt (8 d doubles) stay in L1 while the
-   * rows pass. */
-  for (size_t k = 0; k < nkey; k += 8)
-    for (size_t r = 0; r < nrow; r += 4) {
-      const double *q0 = q + r * d, *q1 = q0 + d, *q2 = q1 + d, *q3 = q2 + d;
-      tl_v4 s00 = {0, 0, 0, 0}, s01 = s00, s10 = s00, s11 = s00, s20 = s00,
-            s21 = s00, s30 = s00, s31 = s00;
-      const double *kp = kt + k;
-      for (size_t i = 0; i < d; i++, kp += ldk) {
-        tl_v4 k0, k1;
-        LOAD4(k0, kp);
-        LOAD4(k1, kp + 4);
-        s00 += q0[i] * k0;
-        s01 += q0[i] * k1;
-        s10 += q1[i] * k0;
-        s11 += q1[i] * k1;
-        s20 += q2[i] * k0;
-        s21 += q2[i] * k1;
-        s30 += q3[i] * k0;
-        s31 += q3[i] * k1;
-      }
-      double *e = E + r * lde + k;
-      STORE4(e, s00);
-      STORE4(e + 4, s01);
-      STORE4(e + lde, s10);
-      STORE4(e + lde + 4, s11);
-      STORE4(e + 2 * lde, s20);
-      STORE4(e + 2 * lde + 4, s21);
-      STORE4(e + 3 * lde, s30);
-      STORE4(e + 3 * lde + 4, s31);
-    }
+  TILE_ROWS_BY_KEYS(E, lde, q, kt, ldk, d, nrow, nkey, TILE_ADD_PRODUCTS);
 }
 
 /* acc[r][c] += sum_k E[r][k] g[k][c] for rows r < nrow (a multiple of 4),
@@ -180,40 +147,20 @@ values_body(double *restrict acc, const double *restrict E, size_t lde,
    * the rows pass. */
   for (size_t c = 0; c < dp; c += 8)
     for (size_t r = 0; r < nrow; r += 4) {
-      const double *e0 = E + r * lde, *e1 = e0 + lde, *e2 = e1 + lde,
-                   *e3 = e2 + lde;
+      const double *e0 = E + r * lde;
       double *a = acc + r * dp + c;
-      tl_v4 a00, a01, a10, a11, a20, a21, a30, a31;
-      LOAD4(a00, a);
-      LOAD4(a01, a + 4);
-      LOAD4(a10, a + dp);
-      LOAD4(a11, a + dp + 4);
-      LOAD4(a20, a + 2 * dp);
-      LOAD4(a21, a + 2 * dp + 4);
-      LOAD4(a30, a + 3 * dp);
-      LOAD4(a31, a + 3 * dp + 4);
+      tl_v4 t[8];
+      TILE_LOAD(t, a, dp);
       const double *gp = g + c;
       for (size_t k = 0; k < nkey; k++, gp += dp) {
         tl_v4 g0, g1;
         LOAD4(g0, gp);
         LOAD4(g1, gp + 4);
-        a00 += e0[k] * g0;
-        a01 += e0[k] * g1;
-        a10 += e1[k] * g0;
-        a11 += e1[k] * g1;
-        a20 += e2[k] * g0;
-        a21 += e2[k] * g1;
-        a30 += e3[k] * g0;
-        a31 += e3[k] * g1;
+        const double x[4] = {e0[k], e0[lde + k], e0[2 * lde + k],
+                             e0[3 * lde + k]};
+        TILE_ADD_PRODUCTS(t, x, g0, g1);
       }
-      STORE4(a, a00);
-      STORE4(a + 4, a01);
-      STORE4(a + dp, a10);
-      STORE4(a + dp + 4, a11);
-      STORE4(a + 2 * dp, a20);
-      STORE4(a + 2 * dp + 4, a21);
-      STORE4(a + 3 * dp, a30);
-      STORE4(a + 3 * dp + 4, a31);
+      TILE_STORE(a, dp, t);
     }
 }
 

@@ -263,4 +263,24 @@ void af_tmp_cleanup(void);
 void af_gsl_quiet_enter(void);
 void af_gsl_quiet_leave(void);
 
+/* The pair observables of af_observe: over i < j of g_ij = |th_i - th_j|^2
+ * / 2, their sum, minimum (inf for n = 1) and maximum, the energy sum
+ * n + 2 sum exp(-beta g_ij), and the single-linkage clusters at
+ * 1 - g_ij > cluster_cos.  obs_pairs_serial is observe.c's loop (one
+ * thread, libm's exp); obs_pairs_tiled (observe_pairs.c) the same in
+ * tiles, threaded, O(n d) memory, the same g_ij bits and clusters, the
+ * sums in another order; af_observe takes it from n > AF_OBS_TILED_MIN. */
+typedef struct {
+  double gsum, gmin, gmax, esum;
+  size_t clusters;
+} af_obs_pairs;
+#define AF_OBS_TILED_MIN 4096
+int af_obs_pairs_serial(af_obs_pairs *out, const double *th, size_t n,
+                        size_t d, double beta, double cluster_cos);
+int af_obs_pairs_tiled(af_obs_pairs *out, const double *th, size_t n,
+                       size_t d, double beta, double cluster_cos);
+/* Doubles of scratch obs_pairs_tiled takes at (n, d) with nslots threads
+ * (0 if a size overflows). */
+size_t af_obs_pairs_doubles(size_t n, size_t d, size_t nslots);
+
 #endif

@@ -5,6 +5,8 @@
  * accuracy as tokens merge (theorems.md N1); cosines are 1 - g_ij.  The
  * variance uses the centred form (1/n) sum |th_k - mean|^2 (theorems.md I3).
  * Loops run in a fixed order, so results do not depend on threads.
+ * Above AF_OBS_TILED_MIN tokens the pair loop is that of observe_pairs.c
+ * (tiled, threaded, O(n d) memory; theorems.md N.obs).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -30,6 +32,49 @@ static size_t uf_find(size_t *parent, size_t i)
   return i;
 }
 
+/* observe.c's pair loop, one thread, in the order i < j. */
+int af_obs_pairs_serial(af_obs_pairs *out, const double *th, size_t n,
+                        size_t d, double beta, double cluster_cos)
+{
+  size_t *parent = malloc(n * sizeof(size_t));
+  if (parent == NULL)
+    return AF_ENOMEM;
+  for (size_t j = 0; j < n; j++)
+    parent[j] = j;
+  double gsum = 0, gmin = INFINITY, gmax = 0, esum = 0;
+  for (size_t i = 0; i < n; i++) {
+    esum += 1.0; /* diagonal term exp(beta (1 - 1)) */
+    for (size_t j = i + 1; j < n; j++) {
+      const double *a = th + i * d, *b = th + j * d;
+      double q = 0;
+      for (size_t k = 0; k < d; k++) {
+        double diff = a[k] - b[k];
+        q += diff * diff;
+      }
+      double g = 0.5 * q;
+      gsum += g;
+      gmin = fmin(gmin, g);
+      gmax = fmax(gmax, g);
+      esum += 2.0 * exp(-beta * g);
+      if (1.0 - g > cluster_cos) {
+        size_t ri = uf_find(parent, i), rj = uf_find(parent, j);
+        if (ri != rj)
+          parent[ri] = rj;
+      }
+    }
+  }
+  size_t clusters = 0;
+  for (size_t j = 0; j < n; j++)
+    clusters += uf_find(parent, j) == j;
+  free(parent);
+  out->gsum = gsum;
+  out->gmin = gmin;
+  out->gmax = gmax;
+  out->esum = esum;
+  out->clusters = clusters;
+  return AF_OK;
+}
+
 int af_observe(double *obs, double t, const double *y, double cluster_cos,
                const af_model *m, af_work *w)
 {
@@ -43,16 +88,11 @@ int af_observe(double *obs, double t, const double *y, double cluster_cos,
 
   /* Speeds first: af_speeds overwrites w->th with the same directions. */
   double *s = malloc(n * sizeof(double));
-  size_t *parent = malloc(n * sizeof(size_t));
-  if (s == NULL || parent == NULL) {
-    free(s);
-    free(parent);
+  if (s == NULL)
     return AF_ENOMEM;
-  }
   rc = af_speeds(s, NULL, t, y, m, w);
   if (rc != AF_OK) {
     free(s);
-    free(parent);
     return rc;
   }
   double speed = 0;
@@ -77,35 +117,19 @@ int af_observe(double *obs, double t, const double *y, double cluster_cos,
     rsum += r;
     rmin = fmin(rmin, r);
     rmax = fmax(rmax, r);
-    parent[j] = j;
   }
 
-  double gsum = 0, gmin = INFINITY, gmax = 0, esum = 0;
-  double eb = exp(m->beta);
-  for (size_t i = 0; i < n; i++) {
-    esum += 1.0; /* diagonal term exp(beta (1 - 1)) */
-    for (size_t j = i + 1; j < n; j++) {
-      const double *a = th + i * d, *b = th + j * d;
-      double q = 0;
-      for (size_t k = 0; k < d; k++) {
-        double diff = a[k] - b[k];
-        q += diff * diff;
-      }
-      double g = 0.5 * q;
-      gsum += g;
-      gmin = fmin(gmin, g);
-      gmax = fmax(gmax, g);
-      esum += 2.0 * exp(-m->beta * g);
-      if (1.0 - g > cluster_cos) {
-        size_t ri = uf_find(parent, i), rj = uf_find(parent, j);
-        if (ri != rj)
-          parent[ri] = rj;
-      }
-    }
+  af_obs_pairs pr;
+  rc = n > AF_OBS_TILED_MIN
+           ? af_obs_pairs_tiled(&pr, th, n, d, m->beta, cluster_cos)
+           : af_obs_pairs_serial(&pr, th, n, d, m->beta, cluster_cos);
+  if (rc != AF_OK) {
+    free(s);
+    return rc;
   }
-  size_t clusters = 0;
-  for (size_t j = 0; j < n; j++)
-    clusters += uf_find(parent, j) == j;
+  double gsum = pr.gsum, gmin = pr.gmin, gmax = pr.gmax, esum = pr.esum;
+  size_t clusters = pr.clusters;
+  double eb = exp(m->beta);
 
   double var = 0;
   for (size_t k = 0; k < d; k++) {
@@ -140,6 +164,5 @@ int af_observe(double *obs, double t, const double *y, double cluster_cos,
   obs[AF_OBS_gap_mean] = gmean;
   obs[AF_OBS_gap_max] = gmax;
   free(s);
-  free(parent);
   return AF_OK;
 }

@@ -1,0 +1,16 @@
+/* claims_mprun.h -- one MPFR run of the claims of claims_mp.c and
+ * claims_mptaylor.c (theorems.md N3, N3t). */
+#ifndef AF_CLAIMS_MPRUN_H
+#define AF_CLAIMS_MPRUN_H
+
+#include "attnflow_mp.h"
+
+/* y (N = af_state_size(n, d) numbers at prec bits, allocated by the
+ * caller) = the state at t = T of the run of m from y0 by method meth at
+ * tolerance tol, output times 0, T/2, T; statistics into st.  AF_OK or
+ * the integrator's code. */
+int af_claims_mp_run(mpfr_t *y, const double *y0, mpfr_prec_t prec,
+                     af_mp_method meth, double tol, double T,
+                     const af_model *m, af_mp_stats *st);
+
+#endif
