@@ -328,6 +328,50 @@ hostile "sweep: a duplicate among 10^5 betas (sorted, not pairwise)" 2 \
   "0.5 listed twice" sweep --scheme post-ln --n 4 --d 3 --t-end 1 --seeds 1 \
   --beta "0:0.99999:0.00001,0.5" --out "$out/s.csv"
 
+# ------------------------------------------------------------ grid bounds
+# A grid's size is counted, and its memory estimated, before any value is
+# expanded: 10^6 x 10^6 runs, 10^9 seeds and 10^9 betas are refused at
+# once.  Under a 256 MiB address-space limit where the build allows one
+# (sanitizers reserve terabytes of address space), which the expansion of
+# 10^9 seeds (8 GB) would exceed.
+AF_REAL=$AF
+if (ulimit -v 262144 && "$AF" --version) >/dev/null 2>&1; then
+  printf '#!/bin/sh\nulimit -v 262144 && exec "%s" "$@"\n' "$AF_REAL" \
+    >"$tmp/af_lim" && chmod +x "$tmp/af_lim" && AF="$tmp/af_lim"
+fi
+G="sweep --scheme post-ln --n 4 --d 3 --t-end 1 --out $out/g.csv"
+hostile "sweep: a grid of 10^6 x 10^6 runs, refused before expansion" 2 \
+  "the grid has 1000000000000 runs (scheme 1 x n 1 x d 1 x beta 1000000 x seed 1000000), more than --max-runs 1000000" \
+  $G --beta 0:999999:1 --seeds 0-999999
+hostile "sweep: 10^9 seeds, refused before expansion" 2 \
+  "more than --max-runs 1000000" $G --beta 1 --seeds 0-1000000000
+hostile "sweep: 0:1:1e-9 (10^9 betas), refused before expansion" 2 \
+  "more than --max-runs 1000000" $G --beta 0:1:1e-9 --seeds 1
+hostile "sweep --max-runs below the grid" 2 \
+  "the grid has 6 runs (scheme 1 x n 1 x d 1 x beta 3 x seed 2), more than --max-runs 5" \
+  $G --beta 0:1:0.5 --seeds 1-2 --max-runs 5
+hostile "sweep --max-runs 0" 2 "--max-runs must be in [1, 2147483647]" \
+  $G --beta 1 --seeds 1 --max-runs 0
+hostile "sweep --max-runs past the most a sweep numbers" 2 \
+  "--max-runs must be in [1, 2147483647]" $G --beta 1 --seeds 1 \
+  --max-runs 2147483648
+# Raised to its most, a grid that fits the count but not the memory: 2^31 - 1
+# runs of 3 values need 60 GiB for rank 0's table.  (Skipped on a machine
+# with that much memory: there the grid would be admitted and run.)
+mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kib" ] && [ "$mem_kib" -lt 50000000 ]; then
+  hostile "sweep --max-runs 2147483647: the table exceeds memory" 2 \
+    "of memory, more than" $G --beta 1 --seeds 0-2147483646 \
+    --max-runs 2147483647
+else
+  skip "sweep --max-runs 2147483647: the table exceeds memory" \
+    "MemTotal unknown or above 50 GB"
+fi
+hostile "sweep: --n listed twice among many (sorted, not pairwise)" 2 \
+  "--n: 7 listed twice" sweep --scheme post-ln --n "$(seq -s, 1 20000),7" \
+  --d 3 --t-end 1 --beta 1 --seeds 1 --out "$out/g.csv"
+AF=$AF_REAL
+
 # ------------------------------------------------------------ leftovers
 # A temporary file of a killed writer (SIGKILL: no handler runs) is
 # removed by the next write to the same target; a name not of our
