@@ -160,5 +160,8 @@ double af_cli_mem_limit(void);
  * af_cli_mem_limit() or the machine's size is unknown; else prints why
  * (the estimate, the limit, the machine's memory) and returns 0. */
 int af_cli_mem_fits(double bytes, const char *what);
+/* "attnflow: WHAT needs about B of memory (limit L)" on stderr: what an
+ * admitted request takes (run --progress). */
+void af_cli_mem_note(double bytes, const char *what);
 
 #endif /* AF_CLI_H */

@@ -41,10 +41,24 @@ int af_cli_mem_fits(double bytes, const char *what) {
   size_t phys = af_mem_physical();
   char b1[64], b2[64], b3[64];
   if (lim == 0 || bytes <= lim) return 1;
-  af_cli_error("%s needs about %s of memory, more than %s (%.0f%% of the "
-               "%s of this machine; the rest is left to the system)",
+  af_cli_error("%s needs about %s of memory, more than the %s a request "
+               "may take (%.0f%% of the %s of this machine; the rest is left "
+               "to the system)",
                what, af_cli_bytes(b1, sizeof b1, bytes),
                af_cli_bytes(b2, sizeof b2, lim), 100 * AF_CLI_MEM_SHARE,
                af_cli_bytes(b3, sizeof b3, (double)phys));
   return 0;
+}
+
+void af_cli_mem_note(double bytes, const char *what) {
+  double lim = af_cli_mem_limit();
+  char b1[64], b2[64];
+  if (lim == 0)
+    fprintf(stderr, "attnflow: %s needs about %s of memory (this machine's "
+            "size unknown)\n", what, af_cli_bytes(b1, sizeof b1, bytes));
+  else
+    fprintf(stderr, "attnflow: %s needs about %s of memory (limit %s, %.0f%% "
+            "of this machine's)\n", what, af_cli_bytes(b1, sizeof b1, bytes),
+            af_cli_bytes(b2, sizeof b2, lim), 100 * AF_CLI_MEM_SHARE);
+  fflush(stderr);
 }
