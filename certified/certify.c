@@ -50,6 +50,8 @@ const char *af_close_lemma_name(af_close_lemma l)
 void af_certify_opts_init(af_certify_opts *o, af_scheme_id scheme, size_t n,
                           size_t d, double beta)
 {
+  if (o == NULL)
+    return;
   memset(o, 0, sizeof *o);
   o->scheme = scheme;
   o->n = n;
@@ -157,6 +159,8 @@ static int record(af_certify_result *res, size_t k, double t, arb_srcptr Y)
 static int check_opts(af_certify_result *res, const double *y,
                       const af_certify_opts *o)
 {
+  if ((int) o->scheme < 0 || o->scheme >= AF_SCHEME_COUNT)
+    return fail(res, AF_EINVAL, "unknown scheme %.0f", (double) o->scheme);
   if (o->n < 2 || o->d < 2)
     return fail(res, AF_EINVAL, "n = %.0f and d = %.0f: certify needs n >= 2 "
                 "tokens and dimension d >= 2", (double) o->n, (double) o->d);
@@ -166,8 +170,6 @@ static int check_opts(af_certify_result *res, const double *y,
     return fail(res, AF_EDIM, "state dimension %.0f (n d, plus n radii for "
                 "Pre-, Mix-, Peri-LN) exceeds what this build certifies (%.0f)",
                 (double) dim, (double) AF_CERTIFY_DIM_MAX);
-  if ((int) o->scheme < 0 || o->scheme >= AF_SCHEME_COUNT)
-    return fail(res, AF_EINVAL, "unknown scheme %.0f", (double) o->scheme);
   if (!isfinite(o->beta) || o->beta < 0)
     return fail(res, AF_EINVAL, "beta = %g: must be finite and >= 0",
                 o->beta);
@@ -178,6 +180,16 @@ static int check_opts(af_certify_result *res, const double *y,
   if (o->prec < 32 || o->prec > 4096)
     return fail(res, AF_EINVAL, "precision %.0f bits: must be in [32, 4096]",
                 (double) o->prec);
+  if (o->order > AF_CERTIFY_ORDER_MAX)
+    return fail(res, AF_EINVAL, "Taylor order %.0f: must be at most %d (0 "
+                "chooses ceil(prec ln 2 / 2), at most 1420)", (double) o->order,
+                AF_CERTIFY_ORDER_MAX);
+  if (!(o->max_rad >= 0) || !isfinite(o->max_rad))
+    return fail(res, AF_EINVAL, "largest radius %g: must be finite and >= 0 "
+                "(0 = 1e-3)", o->max_rad);
+  if (!(o->h_fixed >= 0) || !isfinite(o->h_fixed))
+    return fail(res, AF_EINVAL, "fixed step %g: must be finite and >= 0",
+                o->h_fixed);
   if (o->scheme == AF_NGPT
       && (!(o->alpha > 0) || !isfinite(o->alpha) || !(o->alpha_decay >= 0)
           || o->alpha_decay > 1))
@@ -198,6 +210,10 @@ static int check_opts(af_certify_result *res, const double *y,
                 o->init_radius);
   if (o->ntimes && o->times == NULL)
     return fail(res, AF_EINVAL, "output times missing");
+  if (o->ntimes > AF_CERTIFY_TIMES_MAX)
+    return fail(res, AF_EINVAL, "%.0f output times: at most %.0f (each "
+                "records every ball of the state)", (double) o->ntimes,
+                (double) AF_CERTIFY_TIMES_MAX);
   for (size_t k = 0; k < o->ntimes; k++)
     if (!(o->times[k] >= 0) || o->times[k] > o->t_max
         || (k && o->times[k] < o->times[k - 1]))

@@ -51,6 +51,13 @@ const char *af_close_lemma_name(af_close_lemma l);
 /* Largest horizon: steps grow at most like t (Pre-LN, Peri-LN), so a
  * horizon beyond this cannot be reached in a bounded number of steps. */
 #define AF_CERTIFY_TMAX_MAX 1e7
+/* Largest Taylor order: the stored coefficients grow like order x tape
+ * length, the step's cost like order^2; the default at the largest
+ * precision (4096 bits) is 1420. */
+#define AF_CERTIFY_ORDER_MAX 2048
+/* Most output times: each records dim balls (midpoints, radii and their
+ * exact text), so 10^6 of them at the largest dim take gigabytes. */
+#define AF_CERTIFY_TIMES_MAX 1000000
 
 typedef struct {
   af_scheme_id scheme;
@@ -63,15 +70,16 @@ typedef struct {
   const double *q, *k; /* d x d row-major Q and K (NULL = identity; V = I);
                           Q^T K is formed exactly in balls             */
   double t_max;        /* horizon > 0 (default 64)                       */
-  long prec;           /* bits >= 32 (default 64)                        */
-  unsigned order;      /* Taylor order, 0 = ceil(prec ln2 / 2)           */
+  long prec;           /* bits in [32, 4096] (default 64)                */
+  unsigned order;      /* Taylor order <= AF_CERTIFY_ORDER_MAX,
+                          0 = ceil(prec ln2 / 2)                         */
   unsigned long max_steps; /* 0 = 200000                                 */
   double init_radius;  /* >= 0: certify the set of starts within this of
                           each coordinate (on the sphere)                */
   double max_rad;      /* stop (could-not-certify, width) once a radius
-                          exceeds this; 0 = 1e-3                         */
+                          exceeds this; finite, >= 0; 0 = 1e-3           */
   const double *times; /* output times (balls recorded), ascending, <= t_max */
-  size_t ntimes;
+  size_t ntimes;       /* <= AF_CERTIFY_TIMES_MAX                        */
   int drop_remainder;  /* TEST ONLY: an unsound integrator              */
   double h_fixed;      /* TEST ONLY: > 0 every step min(h_fixed, rest)  */
 } af_certify_opts;

@@ -149,4 +149,19 @@ const char *af_cli_obs_hint(char *buf, size_t cap, const char *word);
  * else af_strerror(rc). */
 const char *af_cli_errno_text(int rc, int err);
 
+/* ------------------------------------------------------------ memory */
+/* (cli_memory.c) Share of the physical memory a request may take. */
+#define AF_CLI_MEM_SHARE 0.8
+/* Bytes as "123456789 bytes (117.7 MiB)" in buf; returns buf. */
+const char *af_cli_bytes(char *buf, size_t cap, double b);
+/* AF_CLI_MEM_SHARE of the physical memory in bytes, 0 if unknown. */
+double af_cli_mem_limit(void);
+/* 1 if a request of `bytes` (what names it) fits under
+ * af_cli_mem_limit() or the machine's size is unknown; else prints why
+ * (the estimate, the limit, the machine's memory) and returns 0. */
+int af_cli_mem_fits(double bytes, const char *what);
+/* "attnflow: WHAT needs about B of memory (limit L)" on stderr: what an
+ * admitted request takes (run --progress). */
+void af_cli_mem_note(double bytes, const char *what);
+
 #endif /* AF_CLI_H */

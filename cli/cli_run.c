@@ -69,6 +69,7 @@ const af_cli_opt af_run_opts[] = {
     [O_CHECKPOINT_EVERY] = {"checkpoint-every", 1},
     [O_RESUME] = {"resume", 1},
     [O_SCHEME_DEF] = {"scheme-def", 1},
+    [O_PROGRESS] = {"progress", 0},
     [O_COUNT] = {NULL, 0},
 };
 
@@ -160,6 +161,9 @@ static void af_run_help(void) {
       "                  (theta_j, r_j) as an exact reference file (attnflow_mp.h)\n"
       "  --observables L comma-separated columns (default: the first 12 below)\n"
       "  --cluster-cos C cosine threshold of the clusters observable (default 0.9999)\n"
+      "  --progress      progress on stderr even when it is not a terminal (whole\n"
+      "                  lines, at most one a second, after a line with the\n"
+      "                  memory the run needs); a terminal gets one line, redrawn\n"
       "\n"
       "Observables:");
   for (int i = 0; i < AF_OBS_COUNT; i++)
@@ -383,7 +387,7 @@ static int af_run_take(int o, const char *val, void *vc) {
                  c->arg[o], val);
     return AF_EXIT_USAGE;
   }
-  c->arg[o] = val;
+  c->arg[o] = val ? val : ""; /* a flag: present */
   return AF_EXIT_OK;
 }
 
@@ -395,6 +399,7 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   if (rc != AF_EXIT_OK) return rc;
   static const int required[] = {O_SCHEME, O_N, O_D, O_BETA};
   const char *const *a = c->arg;
+  c->progress = a[O_PROGRESS] != NULL;
   if (a[O_SCHEME_DEF] != NULL) { /* a spec'd scheme in place of --scheme */
     if (a[O_SCHEME] != NULL) {
       af_cli_error("give --scheme or --scheme-def, not both");
@@ -938,46 +943,21 @@ static void af_run_file_error(const char *what, const char *path,
     af_cli_error("%s %s: %s%s", what, path, af_strerror(rc), detail);
 }
 
-/* Bytes as "123456789 bytes (117.7 MiB)". */
-static const char *af_run_bytes(char *buf, size_t cap, double b) {
-  static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-  int u = -1;
-  double v = b;
-  while (v >= 1024 && u < 5) {
-    v /= 1024;
-    u++;
-  }
-  if (u < 0)
-    snprintf(buf, cap, "%.0f bytes", b);
-  else
-    snprintf(buf, cap, "%.4g bytes (%.1f %s)", b, v, unit[u]);
-  return buf;
-}
-
-/* Refuse, with the amounts, a run whose memory (bytes, a double so that
- * it cannot wrap) exceeds the machine's physical memory.  what names the
- * request.  1 if it fits or the machine's size is unknown. */
-static int af_run_fits(double bytes, const char *what) {
-  size_t phys = af_mem_physical();
-  char b1[64], b2[64];
-  if (phys == 0 || bytes <= (double)phys) return 1;
-  af_cli_error("%s needs about %s of memory, more than the %s of this "
-               "machine",
-               what, af_run_bytes(b1, sizeof b1, bytes),
-               af_run_bytes(b2, sizeof b2, (double)phys));
-  return 0;
-}
-
-/* Memory of a run of n tokens in d dimensions, estimated from above:
- * the kernel's work space beyond the state-sized arrays (the n x n
- * attention matrix, or the tiled kernel's scratch), the state and about
- * 40 state-sized arrays
- * (kernel scratch, integrator stages), for doubles or for MPFR numbers of
- * prec bits (two kernel workspaces: integrator and observables). */
-static int af_run_check_size(const af_run_cfg *c) {
+/* Memory of a run of n tokens in d dimensions, estimated from above
+ * (*bytes, a double so that it cannot wrap): the chosen kernel's work
+ * space as af_work_bytes counts it (its arrays and the n x n attention
+ * matrix, or the tiled kernel's packed keys and per-thread tiles for the
+ * threads the run will use), and about 40 state-sized arrays (integrator
+ * stages, state, error estimate), the d x d products and the output rows;
+ * for MPFR numbers of prec bits, two n x n workspaces (integrator and
+ * observables).  Refused (0) if it exceeds af_cli_mem_limit(): the
+ * message names the kernel and what its work space needs.  *what
+ * receives the description (for the note of --progress). */
+static int af_run_check_size(const af_run_cfg *c, double *bytes, char *what,
+                             size_t cap) {
   size_t N = af_state_size(c->n, c->d), nn, rows;
-  char what[160];
-  snprintf(what, sizeof what, "n = %zu, d = %zu", c->n, c->d);
+  *bytes = 0;
+  snprintf(what, cap, "n = %zu, d = %zu", c->n, c->d);
   if (N == 0 || !af_size_mul(&nn, c->n, c->n) ||
       !af_size_mul(&rows, c->ntimes, c->nobs) ||
       !af_size_mul(&rows, rows, sizeof(double))) {
@@ -986,26 +966,33 @@ static int af_run_check_size(const af_run_cfg *c) {
                  what);
     return 0;
   }
-  double per = (double)sizeof(double), mats = (double)nn;
+  double per = (double)sizeof(double), work;
+  double dd = (double)c->d * (double)c->d;
+  char wb_text[64];
   if (!c->precision) {
-    /* What the chosen kernel's work space holds beyond the state-sized
-     * arrays counted below: the n x n matrix, or the tiled kernel's
-     * packed keys and per-thread tiles (af_work_bytes). */
     int threads = 1;
 #ifdef _OPENMP
-    if (getenv("OMP_NUM_THREADS") != NULL) threads = omp_get_max_threads();
+    threads = omp_get_max_threads();
 #endif
     size_t wb = af_work_bytes(c->n, c->d, c->kernel, threads);
-    mats = wb == 0 ? INFINITY : (double)wb / sizeof(double);
-  }
-  if (c->precision) {
+    work = wb == 0 ? INFINITY : (double)wb;
+    snprintf(what, cap, "n = %zu, d = %zu with the %s kernel (%s: %s)", c->n,
+             c->d, af_kernel_names[c->kernel],
+             c->kernel == AF_KERNEL_TILED ? "work space with its tiles"
+                                        : "work space with its n x n matrix",
+             wb == 0 ? "beyond size_t"
+                     : af_cli_bytes(wb_text, sizeof wb_text, work));
+  } else {
     per = (double)sizeof(mpfr_t) +
           (double)((c->precision + mp_bits_per_limb - 1) / mp_bits_per_limb) *
               (double)(mp_bits_per_limb / 8);
-    mats = 2 * (double)nn;
+    work = per * 2 * (double)nn;
+    snprintf(what, cap, "n = %zu, d = %zu at %lu bits (two n x n matrices: %s)",
+             c->n, c->d, c->precision,
+             af_cli_bytes(wb_text, sizeof wb_text, work));
   }
-  double dd = (double)c->d * (double)c->d;
-  return af_run_fits(per * (mats + 40 * (double)N + dd + (double)rows), what);
+  *bytes = work + per * (40 * (double)N + dd) + (double)rows;
+  return af_cli_mem_fits(*bytes, what);
 }
 
 /* SIGINT, SIGTERM, SIGHUP: remove the temporary files being written
@@ -1046,10 +1033,13 @@ int af_cli_run(int argc, char **argv) {
     goto done;
   }
   if (ex != AF_EXIT_OK) goto done;
-  if (!af_run_check_size(&c)) {
+  double mem_bytes;
+  char mem_what[200];
+  if (!af_run_check_size(&c, &mem_bytes, mem_what, sizeof mem_what)) {
     ex = AF_EXIT_FAIL;
     goto done;
   }
+  if (c.progress) af_cli_mem_note(mem_bytes, mem_what);
   af_run_signals();
 
   /* Weights. */
@@ -1060,7 +1050,7 @@ int af_cli_run(int argc, char **argv) {
     char what[160];
     snprintf(what, sizeof what, "--weights kaiming: %.4g weight sets (t_end/h)",
              L);
-    if (!af_run_fits(fmax(L, 1) * 3 *
+    if (!af_cli_mem_fits(fmax(L, 1) * 3 *
                          ((double)c.d * (double)c.d + 1) * sizeof(double),
                      what)) {
       ex = AF_EXIT_FAIL;
@@ -1177,6 +1167,7 @@ int af_cli_run(int argc, char **argv) {
   /* Progress on a terminal (output.c); c.integ is x.c->integ. */
   af_out_progress prog;
   af_out_progress_init(&prog, 0, c.t_end);
+  if (c.progress) af_out_progress_lines(&prog);
   if (prog.on) {
     c.integ.progress = af_out_progress_fn;
     c.integ.progress_ctx = &prog;

@@ -17,7 +17,8 @@ enum {
   O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
   O_FORMAT, O_OUT, O_SAVE_STATE, O_ATTENTION, O_KERNEL, O_WEIGHTS,
   O_CLUSTER_COS, O_OBSERVABLES, O_MAX_STEPS, O_PRECISION, O_TOL, O_DIGITS,
-  O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME, O_SCHEME_DEF, O_COUNT
+  O_CHECKPOINT, O_CHECKPOINT_EVERY, O_RESUME, O_SCHEME_DEF, O_PROGRESS,
+  O_COUNT
 };
 
 /* AF_FMT_HEX: CSV with exact MPFR values (--precision only). */
@@ -57,6 +58,8 @@ typedef struct {
   double checkpoint_every; /* seconds                                   */
   af_scheme_spec *spec;    /* --scheme-def: the spec'd scheme (the
                               caller frees it)                         */
+  int progress;            /* --progress: progress lines on stderr even
+                              when it is not a terminal                */
 } af_run_cfg;
 
 /* Read --scheme-def PATH into *spec, printing the error with its line

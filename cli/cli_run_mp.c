@@ -1010,6 +1010,7 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   }
   af_out_progress_init(&x.prog, mpfr_get_d(x.itimes[0], RND),
                        mpfr_get_d(x.itimes[x.nitimes - 1], RND));
+  if (c->progress) af_out_progress_lines(&x.prog);
   x.stream = af_out_streams(c->out);
   x.nprov = prov->n;
   if (c->checkpoint || x.prog.on) {

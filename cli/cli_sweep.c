@@ -54,12 +54,13 @@
 
 #include "cli.h"
 #include "cli_run.h"
+#include "internal.h"
 #include "output.h"
 
 /* ------------------------------------------------------------ options */
 
 enum { S_HELP, S_SCHEME, S_N, S_D, S_BETA, S_SEEDS, S_OUT, S_THREADS,
-       S_PROGRESS, S_SCHEME_DEF, S_COUNT };
+       S_PROGRESS, S_SCHEME_DEF, S_MAX_RUNS, S_COUNT };
 
 static const af_cli_opt af_sweep_own[S_COUNT] = {
     [S_HELP] = {"help", 0},       [S_SCHEME] = {"scheme", 1},
@@ -67,6 +68,7 @@ static const af_cli_opt af_sweep_own[S_COUNT] = {
     [S_BETA] = {"beta", 1},       [S_SEEDS] = {"seeds", 1},
     [S_OUT] = {"out", 1},         [S_THREADS] = {"threads", 1},
     [S_PROGRESS] = {"progress", 0}, [S_SCHEME_DEF] = {"scheme-def", 1},
+    [S_MAX_RUNS] = {"max-runs", 1},
 };
 
 /* Options of 'attnflow run' that a sweep does not pass on, and why. */
@@ -124,6 +126,11 @@ static void af_sweep_help(void) {
       "  --progress      progress on stderr even when it is not a terminal (under\n"
       "                  mpirun, which hands the ranks pipes); a terminal gets it\n"
       "                  anyway\n"
+      "  --max-runs N    refuse a grid of more than N runs (default %lu, at most\n"
+      "                  %lu).  The grid's size is counted, and the memory of\n"
+      "                  its axes and of rank 0's table of rows estimated, before\n"
+      "                  any value is expanded; a grid whose table would not fit\n"
+      "                  in this machine's memory is refused as well\n"
       "\n"
       "Every other option of 'attnflow run --help' applies to each run, except\n"
       "--seed (use --seeds), --format, --save-state and the MPFR options\n"
@@ -134,7 +141,8 @@ static void af_sweep_help(void) {
       "Progress on stderr when it is a terminal.\n"
       "\n"
       "Exit status: 0 success, 1 run-time failure (a run failed: its rows are\n"
-      "nan from the failure on), 2 usage error.\n");
+      "nan from the failure on), 2 usage error.\n",
+      AF_SWEEP_DEFAULT_MAX_RUNS, AF_SWEEP_MAX_RUNS);
 }
 
 /* ------------------------------------------------------------ the grid */
@@ -145,7 +153,6 @@ typedef struct {
   size_t nscheme;
   size_t nbuiltin;  /* schemes[i] for i >= nbuiltin come from specs */
   char **defpath;   /* nscheme entries: NULL, or the spec's file */
-  int in_def;       /* parsing --scheme-def's list */
   size_t *ns, *ds;
   size_t nn, nd;
   double *betas;
@@ -153,6 +160,9 @@ typedef struct {
   unsigned long *seeds;
   size_t nseed;
   size_t nruns;
+  double naxis[5]; /* values on each axis, counted before expansion */
+  double beta0;    /* the first beta and seed (pass 1) */
+  unsigned long seed0;
   /* One parsed 'run' configuration per (scheme, n, d). */
   af_run_cfg *cfg;
   af_weights **wfile; /* --weights PATH, read per (scheme, n, d) */
@@ -222,9 +232,15 @@ static int af_sweep_split(const char *opt, const char *s, af_sweep_item_fn f,
   return ok;
 }
 
+/* A list being parsed.  In the counting pass (count set) every item is
+ * checked and its values counted into nval, nothing is stored: a range is
+ * counted in O(1), so the grid's size is known before any value is
+ * expanded. */
 typedef struct {
   af_sweep *g;
   size_t cap;
+  int count;
+  double nval; /* values counted (a double: the sum cannot wrap) */
 } af_sweep_lc;
 
 static int af_sweep_too_many(const char *opt, double count) {
@@ -244,12 +260,11 @@ static int af_sweep_same_double(const void *a, const void *b) {
 static int af_sweep_scheme_item(void *vctx, const char *item) {
   af_sweep_lc *x = vctx;
   af_sweep *g = x->g;
-  if (!af_cli_once(&item, g->schemes + g->nbuiltin, g->nscheme - g->nbuiltin,
-                   sizeof *g->schemes, af_sweep_same_name,
-                   g->in_def ? "--scheme-def: '%s' listed twice"
-                               : "--scheme: '%s' listed twice",
-                   item))
-    return 0;
+  /* duplicates: af_sweep_names_distinct, once the axis is complete */
+  if (x->count) {
+    x->nval += 1;
+    return 1;
+  }
   if (!af_sweep_push((void **)&g->schemes, &g->nscheme, &x->cap,
                      sizeof *g->schemes))
     return 0;
@@ -273,9 +288,11 @@ static int af_sweep_size_item(void *vctx, const char *item) {
   af_sweep_sc *x = vctx;
   size_t val;
   if (!af_cli_size(&val, x->opt, item)) return 0;
-  if (!af_cli_once(&val, *x->v, *x->k, sizeof val, NULL,
-                   "--%s: %zu listed twice", x->opt, val))
-    return 0;
+  /* duplicates: af_sweep_sizes_distinct, once the axis is complete */
+  if (x->lc.count) {
+    x->lc.nval += 1;
+    return 1;
+  }
   return af_sweep_append((void **)x->v, x->k, &x->lc.cap, &val, sizeof val);
 }
 
@@ -286,6 +303,11 @@ static int af_sweep_beta_add(af_sweep_lc *x, double b) {
     return 0;
   }
   /* duplicates: af_sweep_betas_distinct, once the axis is complete */
+  if (x->count) {
+    if (x->nval == 0) g->beta0 = b;
+    x->nval += 1;
+    return 1;
+  }
   return af_sweep_append((void **)&g->betas, &g->nbeta, &x->cap, &b, sizeof b);
 }
 
@@ -330,6 +352,11 @@ static int af_sweep_beta_item(void *vctx, const char *item) {
   double k = floor(q * (1 + 4 * DBL_EPSILON));
   if (!(k + 1 <= (double)AF_SWEEP_MAX_RUNS))
     return af_sweep_too_many("beta", k + 1);
+  if (x->count) { /* START >= 0 and STEP > 0: every value is >= 0 */
+    if (!af_sweep_beta_add(x, v[0])) return 0;
+    x->nval += k;
+    return 1;
+  }
   for (double i = 0; i <= k; i++)
     if (!af_sweep_beta_add(x, v[0] + i * v[2])) return 0;
   return 1;
@@ -337,6 +364,11 @@ static int af_sweep_beta_item(void *vctx, const char *item) {
 
 static int af_sweep_seed_add(af_sweep_lc *x, unsigned long s) {
   af_sweep *g = x->g;
+  if (x->count) {
+    if (x->nval == 0) g->seed0 = s;
+    x->nval += 1;
+    return 1;
+  }
   return af_sweep_append((void **)&g->seeds, &g->nseed, &x->cap, &s, sizeof s);
 }
 
@@ -362,6 +394,11 @@ static int af_sweep_seed_item(void *vctx, const char *item) {
   }
   if (b - a >= AF_SWEEP_MAX_RUNS)
     return af_sweep_too_many("seeds", (double)(b - a) + 1);
+  if (x->count) {
+    if (x->nval == 0) x->g->seed0 = a;
+    x->nval += (double)(b - a) + 1;
+    return 1;
+  }
   for (unsigned long s = a;; s++) {
     if (!af_sweep_seed_add(x, s)) return 0;
     if (s == b) break;
@@ -419,6 +456,58 @@ static int af_sweep_betas_distinct(const af_sweep *g) {
   return 1;
 }
 
+/* Token counts, dimensions and scheme names likewise (a check per value
+ * against all before it is quadratic in the length of the list). */
+static int af_sweep_cmp_size(const void *a, const void *b) {
+  size_t x = *(const size_t *)a, y = *(const size_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static int af_sweep_sizes_distinct(const char *opt, const size_t *v,
+                                   size_t n) {
+  size_t *c = malloc((n ? n : 1) * sizeof *c);
+  if (c == NULL) {
+    af_cli_error("sweep: %s", af_strerror(AF_ENOMEM));
+    return 0;
+  }
+  memcpy(c, v, n * sizeof *c);
+  qsort(c, n, sizeof *c, af_sweep_cmp_size);
+  for (size_t i = 1; i < n; i++)
+    if (c[i] == c[i - 1]) {
+      af_cli_error("--%s: %zu listed twice", opt, c[i]);
+      free(c);
+      return 0;
+    }
+  free(c);
+  return 1;
+}
+
+static int af_sweep_cmp_name(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names g->schemes[lo, hi) (one option's list) all differ; 'opt' names
+ * the option in the message. */
+static int af_sweep_names_distinct(const af_sweep *g, size_t lo, size_t hi,
+                                   const char *opt) {
+  size_t k = hi - lo;
+  char **c = malloc((k ? k : 1) * sizeof *c);
+  if (c == NULL) {
+    af_cli_error("sweep: %s", af_strerror(AF_ENOMEM));
+    return 0;
+  }
+  memcpy(c, g->schemes + lo, k * sizeof *c);
+  qsort(c, k, sizeof *c, af_sweep_cmp_name);
+  for (size_t i = 1; i < k; i++)
+    if (af_sweep_same_name(&c[i], &c[i - 1])) {
+      af_cli_error("%s: '%s' listed twice", opt, c[i]);
+      free(c);
+      return 0;
+    }
+  free(c);
+  return 1;
+}
+
 static void af_sweep_free(af_sweep *g) {
   for (size_t i = 0; i < g->nscheme; i++) {
     free(g->schemes[i]);
@@ -439,6 +528,71 @@ static void af_sweep_free(af_sweep *g) {
   free(g->wfile);
 }
 
+/* Bytes of rank 0's table for one run of rowlen values: the row, its
+ * status, its 'have' flag and its place in the list of runs to do
+ * (af_sweep_main). */
+static double af_sweep_run_bytes(double rowlen) {
+  return rowlen * sizeof(double) + sizeof(int) + 1 + sizeof(size_t);
+}
+
+/* The grid's size and memory from the counts of its axes (scheme, n, d,
+ * beta, seed), before any value is expanded.  The product is taken in
+ * doubles (exact below 2^53, +inf rather than a wrap above).  The memory
+ * counted: each axis's values (the array grown by doubling, at most twice
+ * the values, and the sorted copy that finds duplicates), one parsed run
+ * configuration per (scheme, n, d), and rank 0's table of rows at its
+ * smallest (one time, one observable: 3 values a run).  namelen is the
+ * length of the --scheme list (the names' bytes).  1 if admitted; else
+ * the message says which bound, the counts and the estimate. */
+static int af_sweep_check_size(const double axes[5], size_t namelen,
+                               unsigned long max_runs) {
+  static const char *const name[5] = {"scheme", "n", "d", "beta", "seed"};
+  double runs = 1;
+  for (int i = 0; i < 5; i++) runs *= axes[i];
+  char shape[200];
+  snprintf(shape, sizeof shape,
+           "%s %.17g x %s %.17g x %s %.17g x %s %.17g x %s %.17g", name[0],
+           axes[0], name[1], axes[1], name[2], axes[2], name[3], axes[3],
+           name[4], axes[4]);
+  if (!(runs <= (double)max_runs)) {
+    af_cli_error("sweep: the grid has %.17g runs (%s), more than --max-runs "
+                 "%lu%s",
+                 runs, shape, max_runs,
+                 max_runs < AF_SWEEP_MAX_RUNS
+                     ? "; a larger --max-runs admits more"
+                     : ", the most a sweep can number");
+    return 0;
+  }
+  double ptr = sizeof(char *), comb = axes[0] * axes[1] * axes[2];
+  double bytes = 3 * axes[0] * ptr + 2 * (double)namelen +
+                 3 * (axes[1] + axes[2]) * sizeof(size_t) +
+                 3 * axes[3] * sizeof(double) +
+                 3 * axes[4] * sizeof(unsigned long) +
+                 comb * (sizeof(af_run_cfg) + sizeof(af_weights *)) +
+                 runs * af_sweep_run_bytes(3);
+  char what[260];
+  snprintf(what, sizeof what, "sweep: the grid of %.17g runs (%s)", runs,
+           shape);
+  return af_cli_mem_fits(bytes, what);
+}
+
+/* Rank 0's table of rows, now that a row's length is known, and the
+ * beta and seed axes still to be expanded: refused before either is
+ * allocated if they cannot fit in memory.  The estimate is the table's
+ * size itself (af_sweep_main allocates nruns rows of rowlen values). */
+static int af_sweep_check_table(const af_sweep *g) {
+  char what[200];
+  snprintf(what, sizeof what,
+           "sweep: the table of %zu runs of %zu values each on rank 0",
+           g->nruns, g->rowlen);
+  /* Each value: its array grown by doubling, the sorted copy, and its
+   * text in the provenance (af_sweep_provenance: 32 and 24 bytes). */
+  double axes = g->naxis[3] * (3 * sizeof(double) + 32) +
+                g->naxis[4] * (3 * sizeof(unsigned long) + 24);
+  return af_cli_mem_fits(
+      (double)g->nruns * af_sweep_run_bytes((double)g->rowlen) + axes, what);
+}
+
 /* Parse 'run' for one (scheme, n, d): the synthesized command line
  * "run --scheme S --n N --d D --beta B0 --seed S0 OPTIONS". */
 static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
@@ -447,8 +601,8 @@ static int af_sweep_parse_run(af_run_cfg *c, const af_sweep *g,
   char sn[32], sd[32], sb[32], ss[32];
   snprintf(sn, sizeof sn, "%zu", n);
   snprintf(sd, sizeof sd, "%zu", d);
-  snprintf(sb, sizeof sb, "%.17g", g->betas[0]);
-  snprintf(ss, sizeof ss, "%lu", g->seeds[0]);
+  snprintf(sb, sizeof sb, "%.17g", g->beta0);
+  snprintf(ss, sizeof ss, "%lu", g->seed0);
   char *argv[11 + 2 * O_COUNT];
   int argc = 0;
   argv[argc++] = "run";
@@ -557,37 +711,59 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
   if (!af_cli_required("sweep", af_sweep_own, own, required + skip,
                        sizeof required / sizeof required[0] - (size_t)skip))
     return AF_EXIT_USAGE;
-  af_sweep_lc lc = {g, 0};
+  unsigned long max_runs = AF_SWEEP_DEFAULT_MAX_RUNS;
+  if (own[S_MAX_RUNS]) {
+    if (!af_cli_ulong(&max_runs, "max-runs", own[S_MAX_RUNS]))
+      return AF_EXIT_USAGE;
+    if (max_runs < 1 || max_runs > AF_SWEEP_MAX_RUNS) {
+      af_cli_error("--max-runs must be in [1, %lu] (got %s)",
+                   AF_SWEEP_MAX_RUNS, own[S_MAX_RUNS]);
+      return AF_EXIT_USAGE;
+    }
+  }
+  /* Pass 1: every item checked, the values of each axis counted, none
+   * stored; the grid refused by its size or its memory before anything
+   * proportional to it is allocated. */
+  af_sweep_lc cs = {g, 0, 1, 0}, cb = {g, 0, 1, 0}, cz = {g, 0, 1, 0};
+  af_sweep_sc cn = {{g, 0, 1, 0}, "n", &g->ns, &g->nn};
+  af_sweep_sc cd = {{g, 0, 1, 0}, "d", &g->ds, &g->nd};
+  if ((own[S_SCHEME] &&
+       !af_sweep_split("scheme", own[S_SCHEME], af_sweep_scheme_item, &cs)) ||
+      (own[S_SCHEME_DEF] && !af_sweep_split("scheme-def", own[S_SCHEME_DEF],
+                                            af_sweep_scheme_item, &cs)) ||
+      !af_sweep_split("n", own[S_N], af_sweep_size_item, &cn) ||
+      !af_sweep_split("d", own[S_D], af_sweep_size_item, &cd) ||
+      !af_sweep_split("beta", own[S_BETA], af_sweep_beta_item, &cb) ||
+      !af_sweep_split("seeds", own[S_SEEDS], af_sweep_seed_item, &cz))
+    return AF_EXIT_USAGE;
+  const double axes[5] = {cs.nval, cn.lc.nval, cd.lc.nval, cb.nval, cz.nval};
+  size_t names_len = (own[S_SCHEME] ? strlen(own[S_SCHEME]) : 0) +
+                     (own[S_SCHEME_DEF] ? strlen(own[S_SCHEME_DEF]) : 0);
+  if (!af_sweep_check_size(axes, names_len, max_runs))
+    return AF_EXIT_USAGE;
+  memcpy(g->naxis, axes, sizeof axes);
+  g->nruns = (size_t)(axes[0] * axes[1] * axes[2] * axes[3] * axes[4]);
+  /* Pass 2: the values of the short axes (lists, no ranges); beta and the
+   * seeds once the memory of the whole table is known. */
+  af_sweep_lc lc = {g, 0, 0, 0};
   if (own[S_SCHEME] &&
       !af_sweep_split("scheme", own[S_SCHEME], af_sweep_scheme_item, &lc))
     return AF_EXIT_USAGE;
   g->nbuiltin = g->nscheme;
-  g->in_def = 1;
   if (own[S_SCHEME_DEF] && !af_sweep_split("scheme-def", own[S_SCHEME_DEF],
                                            af_sweep_scheme_item, &lc))
     return AF_EXIT_USAGE;
-  af_sweep_sc sc = {{g, 0}, "n", &g->ns, &g->nn};
-  if (!af_sweep_split("n", own[S_N], af_sweep_size_item, &sc))
+  if (!af_sweep_names_distinct(g, 0, g->nbuiltin, "--scheme") ||
+      !af_sweep_names_distinct(g, g->nbuiltin, g->nscheme, "--scheme-def"))
     return AF_EXIT_USAGE;
-  af_sweep_sc sc2 = {{g, 0}, "d", &g->ds, &g->nd};
-  if (!af_sweep_split("d", own[S_D], af_sweep_size_item, &sc2))
+  af_sweep_sc sc = {{g, 0, 0, 0}, "n", &g->ns, &g->nn};
+  if (!af_sweep_split("n", own[S_N], af_sweep_size_item, &sc) ||
+      !af_sweep_sizes_distinct("n", g->ns, g->nn))
     return AF_EXIT_USAGE;
-  af_sweep_lc lb = {g, 0};
-  if (!af_sweep_split("beta", own[S_BETA], af_sweep_beta_item, &lb) ||
-      !af_sweep_betas_distinct(g))
+  af_sweep_sc sc2 = {{g, 0, 0, 0}, "d", &g->ds, &g->nd};
+  if (!af_sweep_split("d", own[S_D], af_sweep_size_item, &sc2) ||
+      !af_sweep_sizes_distinct("d", g->ds, g->nd))
     return AF_EXIT_USAGE;
-  af_sweep_lc ls = {g, 0};
-  if (!af_sweep_split("seeds", own[S_SEEDS], af_sweep_seed_item, &ls) ||
-      !af_sweep_seeds_distinct(g))
-    return AF_EXIT_USAGE;
-  double runs = (double)g->nscheme * (double)g->nn * (double)g->nd *
-                (double)g->nbeta * (double)g->nseed;
-  if (!(runs <= (double)AF_SWEEP_MAX_RUNS)) {
-    af_cli_error("sweep: the grid has %.17g runs, more than %lu", runs,
-                 AF_SWEEP_MAX_RUNS);
-    return AF_EXIT_USAGE;
-  }
-  g->nruns = (size_t)runs;
   g->out = own[S_OUT];
   if (g->out[0] == '\0' || strcmp(g->out, "-") == 0) {
     af_cli_error("sweep: --out must name a file (its journal lives beside "
@@ -643,7 +819,20 @@ static int af_sweep_parse(af_sweep *g, int argc, char **argv) {
     af_cli_error("--observables: a sweep needs one besides t");
     return AF_EXIT_USAGE;
   }
-  g->rowlen = c0->ntimes * g->nobs + 2;
+  if (!af_size_mul(&g->rowlen, c0->ntimes, g->nobs) ||
+      !af_size_add(&g->rowlen, g->rowlen, 2) ||
+      !af_sweep_check_table(g))
+    return AF_EXIT_USAGE;
+  /* Pass 2 for beta and the seeds: at most max_runs values each, within
+   * the memory just checked. */
+  af_sweep_lc lb = {g, 0, 0, 0};
+  if (!af_sweep_split("beta", own[S_BETA], af_sweep_beta_item, &lb) ||
+      !af_sweep_betas_distinct(g))
+    return AF_EXIT_USAGE;
+  af_sweep_lc ls = {g, 0, 0, 0};
+  if (!af_sweep_split("seeds", own[S_SEEDS], af_sweep_seed_item, &ls) ||
+      !af_sweep_seeds_distinct(g))
+    return AF_EXIT_USAGE;
   return AF_EXIT_OK;
 }
 
@@ -1411,7 +1600,11 @@ int af_cli_sweep(int argc, char **argv) {
 #endif
     size_t jl = strlen(g.out) + sizeof ".journal";
     x.jpath = malloc(jl);
-    x.rows = malloc(g.nruns * g.rowlen * sizeof *x.rows);
+    size_t nrows;
+    x.rows = af_size_mul(&nrows, g.nruns, g.rowlen) &&
+                     af_size_mul(&nrows, nrows, sizeof *x.rows)
+                 ? malloc(nrows)
+                 : NULL;
     x.status = calloc(g.nruns, sizeof *x.status);
     x.have = calloc(g.nruns, 1);
     x.todo = malloc(g.nruns * sizeof *x.todo);

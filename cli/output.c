@@ -293,6 +293,7 @@ static double af_out_now(void) { return af_out_clock(CLOCK_MONOTONIC); }
 
 void af_out_progress_init(af_out_progress *p, double t0, double t_end) {
   p->on = isatty(STDERR_FILENO);
+  p->lines = 0;
   p->shown = 0;
   p->t0 = t0;
   p->t_end = t_end;
@@ -313,20 +314,29 @@ static void af_out_duration(char *buf, size_t cap, double s) {
     snprintf(buf, cap, "%.3g days", s / 86400);
 }
 
+void af_out_progress_lines(af_out_progress *p) {
+  if (p->on) return; /* a terminal: its line */
+  p->on = 1;
+  p->lines = 1;
+}
+
 void af_out_progress_show(af_out_progress *p, double t, unsigned long steps) {
   if (!p->on) return;
   double now = af_out_now();
-  if (now - p->last < AF_PROGRESS_EVERY) return;
+  if (now - p->last < (p->lines ? AF_PROGRESS_LINES : AF_PROGRESS_EVERY))
+    return;
   p->last = now;
   double span = p->t_end - p->t0, done = t - p->t0, el = now - p->start;
   char e1[48], e2[48] = "unknown";
   af_out_duration(e1, sizeof e1, el);
   if (done > 0 && span >= done) af_out_duration(e2, sizeof e2, el * (span - done) / done);
-  fprintf(stderr, "\r\033[Kattnflow: t = %.6g of %.6g (%.3g%%), %lu steps, %s "
-          "elapsed, about %s to go",
-          t, p->t_end, span > 0 ? 100 * done / span : 100.0, steps, e1, e2);
+  fprintf(stderr, "%sattnflow: t = %.6g of %.6g (%.3g%%), %lu steps, %s "
+          "elapsed, about %s to go%s",
+          p->lines ? "" : "\r\033[K", t, p->t_end,
+          span > 0 ? 100 * done / span : 100.0, steps, e1, e2,
+          p->lines ? "\n" : "");
   fflush(stderr);
-  p->shown = 1;
+  p->shown = !p->lines; /* a line to erase */
 }
 
 void af_out_progress_end(af_out_progress *p) {

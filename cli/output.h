@@ -101,13 +101,20 @@ int af_out_jsonl_row(FILE *f, const char *const *names, const double *v,
  * run has lasted that long; af_out_progress_end erases it. */
 #define AF_PROGRESS_EVERY 0.5
 typedef struct {
-  int on;                  /* standard error is a terminal */
+  int on;                  /* standard error is a terminal, or lines */
+  int lines;               /* whole lines, at most one a second (--progress
+                              when standard error is not a terminal) */
   int shown;               /* a progress line is on the screen */
   double t0, t_end;        /* span of the run */
   double start, last;      /* monotonic seconds */
 } af_out_progress;
 
 void af_out_progress_init(af_out_progress *p, double t0, double t_end);
+/* --progress: if standard error is not a terminal, show whole lines
+ * ("attnflow: t = ...\n") at most every AF_PROGRESS_LINES seconds
+ * instead of nothing; a terminal keeps its redrawn line. */
+#define AF_PROGRESS_LINES 1.0
+void af_out_progress_lines(af_out_progress *p);
 void af_out_progress_show(af_out_progress *p, double t, unsigned long steps);
 /* Erase the line (before a message, at the end).  Idempotent. */
 void af_out_progress_end(af_out_progress *p);

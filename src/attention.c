@@ -193,6 +193,9 @@ size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads)
    * (n d + n), Gx, Ax (n (d + 2) each), c, a, Z, amag, gn, xn (n each),
    * dtmp (d d), the pad of T; S (n n + pad) unless tiled. */
   size_t nd, nd2, dd, r, x;
+  if ((unsigned) k >= AF_KERNEL_COUNT || threads < 0
+      || threads > AF_THREADS_MAX)
+    return 0;
   if (n < 1 || d < 1 || !af_size_mul(&nd, n, d)
       || !af_size_mul(&nd2, n, d + 2) || d + 2 < d || !af_size_mul(&dd, d, d)
       || !af_size_mul(&r, nd, 6) || !af_size_mul(&x, nd2, 2)

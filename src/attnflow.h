@@ -177,7 +177,8 @@ int af_scheme_spec_layer(const af_scheme_spec *s);
  * tau in this order: bit 3 = na, bit 5 = tau). */
 unsigned af_scheme_spec_vars(const af_scheme_spec *s);
 /* The spec's s, rho and branch g (NaN without one) at one point; any
- * output may be NULL. */
+ * output may be NULL.  AF_ENONFINITE (outputs NaN) if t, r, c, a or alpha
+ * is not finite or tau is NaN (tau = +-infinity: no switch). */
 int af_scheme_spec_eval(double *s, double *rho, double *g,
                         const af_scheme_spec *sp, double t, double r,
                         double c, double a, double alpha, double tau);
@@ -339,7 +340,9 @@ unsigned long af_work_nevals(const af_work *w);
 af_kernel af_kernel_auto(size_t n, size_t d);
 /* Bytes of an af_work of n tokens in dimension d running kernel k (its
  * arrays and the kernel's scratch; the tiled kernel's per-thread scratch
- * counted for threads threads); 0 if that overflows size_t. */
+ * counted for threads threads, 0 counted as 1); 0 if that overflows
+ * size_t, for an unknown kernel and for threads outside
+ * [0, AF_THREADS_MAX]. */
 size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads);
 
 /* Attention outputs at time t for the directions of y:

@@ -16,7 +16,9 @@
  *   threads [0, AF_THREADS_MAX]: 0 is the OpenMP default; libgomp fails
  *         to create 10^5 threads.
  *   sweep runs: at most AF_SWEEP_MAX_RUNS (an int's range: run indices
- *         travel as MPI ints).
+ *         travel as MPI ints); by default at most
+ *         AF_SWEEP_DEFAULT_MAX_RUNS (10^6 runs; at a hundred values a
+ *         run, 0.8 GB of rows on rank 0), which --max-runs raises.
  *   mp tol [1e-300, 1]: the MPFR integrator's global tolerance.
  */
 #ifndef ATTNFLOW_LIMITS_H
@@ -42,13 +44,14 @@ extern "C" {
                                        of the tableaux, references) */
 #define AF_THREADS_MAX 4096
 #define AF_SWEEP_MAX_RUNS 2147483647UL
+#define AF_SWEEP_DEFAULT_MAX_RUNS 1000000UL /* sweep --max-runs */
 #define AF_MP_TOL_MIN 1e-300
 #define AF_MP_TOL_MAX 1.0           /* inclusive */
 
 /* *v = the limit called name ("rtol_min", "rtol_max", "atol_max",
  * "cluster_cos_min", "cluster_cos_max", "precision_min",
  * "precision_cli_min", "precision_max", "threads_max", "sweep_max_runs",
- * "mp_tol_min", "mp_tol_max"); AF_EINVAL if there is none. */
+ * "mp_tol_min", "mp_tol_max", "sweep_default_max_runs"); AF_EINVAL if there is none. */
 int af_limit_get(double *v, const char *name);
 /* Name of limit k (0, 1, ...), NULL past the last. */
 const char *af_limit_name(size_t k);

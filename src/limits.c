@@ -21,6 +21,7 @@ static const struct {
     {"sweep_max_runs", (double) AF_SWEEP_MAX_RUNS},
     {"mp_tol_min", AF_MP_TOL_MIN},
     {"mp_tol_max", AF_MP_TOL_MAX},
+    {"sweep_default_max_runs", (double) AF_SWEEP_DEFAULT_MAX_RUNS},
 };
 
 #define AF_NLIMITS (sizeof af_limits / sizeof af_limits[0])

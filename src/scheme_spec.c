@@ -92,6 +92,18 @@ int af_scheme_spec_eval(double *s, double *rho, double *g,
 {
   if (sp == NULL)
     return AF_EINVAL;
+  /* A point off the domain: every output NaN (as an evaluation there
+   * would give), and said so.  tau may be +-infinity (no switch). */
+  if (!isfinite(t) || !isfinite(r) || !isfinite(c) || !isfinite(a)
+      || !isfinite(alpha) || isnan(tau)) {
+    if (s)
+      *s = NAN;
+    if (rho)
+      *rho = NAN;
+    if (g)
+      *g = NAN;
+    return AF_ENONFINITE;
+  }
   const double v[AF_EXPR_NVARS] = {t, r, c, a, alpha, tau};
   if (s)
     *s = af_expr_eval_d(&sp->speed, &sp->k, v);
@@ -386,9 +398,10 @@ int af_scheme_spec_parse(af_scheme_spec **out, af_spec_error *err,
 {
   if (err != NULL)
     memset(err, 0, sizeof *err);
+  if (out != NULL)
+    *out = NULL;
   if (out == NULL || (text == NULL && len > 0))
     return AF_EINVAL;
-  *out = NULL;
   ctx c = {err, 0};
   if (len > SPEC_FILE_MAX)
     return perr(&c, 0, "spec longer than 64 KiB%s", NULL);
@@ -471,9 +484,10 @@ int af_scheme_spec_read(af_scheme_spec **out, af_spec_error *err,
 {
   if (err != NULL)
     memset(err, 0, sizeof *err);
+  if (out != NULL)
+    *out = NULL;
   if (out == NULL || path == NULL)
     return AF_EINVAL;
-  *out = NULL;
   FILE *f = fopen(path, "rb");
   if (f == NULL) {
     if (err != NULL)

@@ -21,6 +21,8 @@
 #include "aftest.h"
 #include "attnflow_limits.h"
 #include "attnflow_mp.h"
+#include "certify.h"
+#include "theory.h"
 
 /* An error code: not AF_OK, and one of the list. */
 #define BAD(expr)                                                           \
@@ -457,6 +459,367 @@ START_TEST(test_mp_vectors)
 }
 END_TEST
 
+/* The kernel chooser and the work-size estimate: any size gives a known
+ * kernel; a size whose work overflows, an unknown kernel or a thread
+ * count outside [0, AF_THREADS_MAX] gives 0 bytes. */
+START_TEST(test_kernel_choice)
+{
+  const size_t sizes[] = {0, 1, 2, HALF_N, HUGE_N};
+  for (size_t i = 0; i < 5; i++)
+    for (size_t j = 0; j < 5; j++) {
+      af_kernel k = af_kernel_auto(sizes[i], sizes[j]);
+      ck_assert(k == AF_KERNEL_BLAS || k == AF_KERNEL_TILED);
+    }
+  ck_assert_uint_eq(af_work_bytes(0, 3, AF_KERNEL_BLAS, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(3, 0, AF_KERNEL_TILED, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(HUGE_N, 3, AF_KERNEL_TILED, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(3, HUGE_N, AF_KERNEL_TILED, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(HALF_N, 1, AF_KERNEL_BLAS, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(HALF_N, 1, AF_KERNEL_DIRECT, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(3, 2, (af_kernel)99, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(3, 2, (af_kernel)-1, 1), 0);
+  ck_assert_uint_eq(af_work_bytes(3, 2, AF_KERNEL_TILED, -5), 0);
+  ck_assert_uint_eq(af_work_bytes(3, 2, AF_KERNEL_TILED, AF_THREADS_MAX + 1),
+                    0);
+  ck_assert_uint_eq(af_work_bytes(1000, 64, AF_KERNEL_TILED, 2147483647), 0);
+  ck_assert_uint_gt(af_work_bytes(3, 2, AF_KERNEL_TILED, 0), 0);
+  ck_assert_uint_gt(af_work_bytes(3, 2, AF_KERNEL_BLAS, AF_THREADS_MAX), 0);
+  /* The tiled kernel's scratch for many threads must not wrap. */
+  ck_assert_uint_eq(af_work_bytes(HUGE_N / 16, 1, AF_KERNEL_TILED,
+                                  AF_THREADS_MAX),
+                    0);
+}
+END_TEST
+
+/* Scheme specs: NULL everywhere, lengths past the text, NUL bytes, a
+ * missing file, NaN and infinite evaluation points. */
+START_TEST(test_scheme_spec)
+{
+  static const char good[] =
+      "name = h1\nspeed = 1\nradial = 0\nlayer = sphere\n";
+  af_scheme_spec *sp = (af_scheme_spec *)1;
+  af_spec_error err;
+  BAD(af_scheme_spec_parse(NULL, &err, good, sizeof good - 1));
+  BAD(af_scheme_spec_parse(&sp, &err, NULL, 5));
+  ck_assert_ptr_null(sp);
+  BAD(af_scheme_spec_parse(&sp, NULL, NULL, 5));
+  BAD(af_scheme_spec_parse(&sp, &err, good, HUGE_N));
+  ck_assert_ptr_null(sp);
+  BAD(af_scheme_spec_parse(&sp, &err, "", 0));
+  ck_assert_ptr_null(sp);
+  BAD(af_scheme_spec_parse(&sp, &err, "speed = 1\0radial = 0\n", 21));
+  ck_assert_ptr_null(sp);
+  BAD(af_scheme_spec_parse(&sp, &err, "speed = 0/0\nradial = 0\n", 23));
+  ck_assert_ptr_null(sp);
+  char *longline = malloc(70000);
+  ck_assert_ptr_nonnull(longline);
+  memset(longline, 'x', 70000);
+  BAD(af_scheme_spec_parse(&sp, &err, longline, 70000));
+  BAD(af_scheme_spec_parse(&sp, &err, longline, 5000));
+  free(longline);
+  BAD(af_scheme_spec_read(NULL, &err, "x"));
+  BAD(af_scheme_spec_read(&sp, &err, NULL));
+  BAD(af_scheme_spec_read(&sp, NULL, "/nonexistent/spec.txt"));
+  BAD(af_scheme_spec_read(&sp, &err, "/"));
+  ck_assert_ptr_null(sp);
+  af_scheme_spec_free(NULL);
+  ck_assert_ptr_null(af_scheme_spec_row(NULL));
+  ck_assert_ptr_null(af_scheme_spec_of(NULL));
+  ck_assert_ptr_null(af_scheme_spec_of(af_scheme_get(AF_POST_LN)));
+  ck_assert_int_eq(af_scheme_spec_layer(NULL), AF_SPEC_LAYER_NONE);
+  ck_assert_uint_eq(af_scheme_spec_vars(NULL), 0);
+  double v, rho, g;
+  BAD(af_scheme_spec_eval(&v, &rho, &g, NULL, 0, 1, 1, 1, 1, 1));
+  ck_assert_int_eq(af_scheme_spec_parse(&sp, &err, good, sizeof good - 1),
+                   AF_OK);
+  ck_assert_int_eq(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, 1, 1, 1, 1),
+                   AF_OK);
+  ck_assert(v == 1 && rho == 0);
+  ck_assert_int_eq(af_scheme_spec_eval(NULL, NULL, NULL, sp, 0, 1, 1, 1, 1, 1),
+                   AF_OK);
+  const double bad[3] = {NaN_, INFINITY, -INFINITY};
+  for (int i = 0; i < 3; i++) {
+    BAD(af_scheme_spec_eval(&v, &rho, &g, sp, bad[i], 1, 1, 1, 1, 1));
+    BAD(af_scheme_spec_eval(&v, &rho, &g, sp, 0, bad[i], 1, 1, 1, 1));
+    BAD(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, bad[i], 1, 1, 1));
+    BAD(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, 1, bad[i], 1, 1));
+    BAD(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, 1, 1, bad[i], 1));
+  }
+  BAD(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, 1, 1, 1, NaN_));
+  /* tau = +-infinity is how a row without a switch is evaluated. */
+  ck_assert_int_eq(af_scheme_spec_eval(&v, &rho, &g, sp, 0, 1, 1, 1, 1,
+                                       INFINITY),
+                   AF_OK);
+  af_model m;
+  good_model(&m);
+  ck_assert_int_eq(af_model_set_user_scheme(&m, af_scheme_spec_row(sp)),
+                   AF_OK);
+  ck_assert_ptr_eq(af_scheme_spec_of(m.user), sp);
+  af_scheme_spec_free(sp);
+}
+END_TEST
+
+/* af_certify: NULL result, start and options; sizes past the build's
+ * limit and ones whose products wrap; every number NaN, infinite or out
+ * of range; output times that lie. */
+static void certify_bad(const af_certify_opts *o, const double *y)
+{
+  af_certify_result res;
+  BAD(af_certify(&res, y, o));
+  ck_assert(res.reason[0] != '\0');
+  af_certify_result_free(&res);
+}
+
+START_TEST(test_certify_args)
+{
+  ck_assert_ptr_nonnull(af_certify_status_name((af_certify_status)-1));
+  ck_assert_ptr_nonnull(af_certify_status_name((af_certify_status)99));
+  ck_assert_ptr_nonnull(af_close_lemma_name((af_close_lemma)-4));
+  af_certify_opts_init(NULL, AF_POST_LN, 2, 2, 1);
+  af_certify_result_free(NULL);
+  af_certify_opts o, b;
+  af_certify_opts_init(&o, AF_POST_LN, 2, 2, 1.0);
+  o.t_max = 1;
+  o.max_steps = 3;
+  double y[6] = {1, 0, 0, 1, 1, 1};
+  af_certify_result res;
+  BAD(af_certify(NULL, y, &o));
+  certify_bad(NULL, y);
+  certify_bad(&o, NULL);
+  const size_t sizes[] = {0, 1, 161, HALF_N, HUGE_N};
+  for (int i = 0; i < 5; i++) {
+    b = o;
+    b.n = sizes[i];
+    certify_bad(&b, y);
+    b = o;
+    b.d = sizes[i];
+    certify_bad(&b, y);
+  }
+  b = o;
+  b.n = HALF_N;
+  b.d = HALF_N; /* n d wraps to a small number */
+  certify_bad(&b, y);
+  b = o;
+  b.scheme = (af_scheme_id)-1;
+  certify_bad(&b, y);
+  b.scheme = AF_SCHEME_USER;
+  certify_bad(&b, y);
+  b.scheme = (af_scheme_id)1000;
+  certify_bad(&b, y);
+  const double nonfinite[3] = {NaN_, INFINITY, -INFINITY};
+  for (int i = 0; i < 3; i++) {
+    double x = nonfinite[i];
+    b = o;
+    b.beta = x;
+    certify_bad(&b, y);
+    b = o;
+    b.t_max = x;
+    certify_bad(&b, y);
+    b = o;
+    b.init_radius = x;
+    certify_bad(&b, y);
+    b = o;
+    b.max_rad = x;
+    certify_bad(&b, y);
+    b = o;
+    b.h_fixed = x;
+    certify_bad(&b, y);
+    af_certify_opts_init(&b, AF_NGPT, 2, 2, 1.0);
+    b.alpha = x;
+    certify_bad(&b, y);
+    b.alpha = 1;
+    b.alpha_decay = x;
+    certify_bad(&b, y);
+    af_certify_opts_init(&b, AF_MIX_LN, 2, 2, 1.0);
+    b.tau = x;
+    certify_bad(&b, y);
+    double yb[6] = {1, 0, 0, 1, 1, 1};
+    yb[1] = x;
+    certify_bad(&o, yb);
+    af_certify_opts_init(&b, AF_PRE_LN, 2, 2, 1.0);
+    yb[1] = 0;
+    yb[4] = x;
+    certify_bad(&b, yb);
+    double q[4] = {1, 0, 0, x};
+    b = o;
+    b.q = q;
+    certify_bad(&b, y);
+    b = o;
+    b.k = q;
+    certify_bad(&b, y);
+    double tt[2] = {0, x};
+    b = o;
+    b.times = tt;
+    b.ntimes = 2;
+    certify_bad(&b, y);
+  }
+  b = o;
+  b.beta = -1;
+  certify_bad(&b, y);
+  b = o;
+  b.t_max = 0;
+  certify_bad(&b, y);
+  b = o;
+  b.t_max = 1e300;
+  certify_bad(&b, y);
+  const long precs[] = {0, -1, 31, 4097, 1L << 40};
+  for (int i = 0; i < 5; i++) {
+    b = o;
+    b.prec = precs[i];
+    certify_bad(&b, y);
+  }
+  b = o;
+  b.order = 1u << 31; /* a negative int */
+  certify_bad(&b, y);
+  b = o;
+  b.order = 100000;
+  certify_bad(&b, y);
+  b = o;
+  b.max_rad = -1;
+  certify_bad(&b, y);
+  b = o;
+  b.h_fixed = -1;
+  certify_bad(&b, y);
+  b = o;
+  b.init_radius = -1;
+  certify_bad(&b, y);
+  b = o;
+  b.ntimes = 2; /* times NULL */
+  certify_bad(&b, y);
+  double tt[2] = {0.5, 0.25};
+  b.times = tt; /* descending */
+  certify_bad(&b, y);
+  tt[1] = 2; /* past t_max */
+  certify_bad(&b, y);
+  b.ntimes = HUGE_N; /* nballs = ntimes + 1 wraps; checked before reading */
+  certify_bad(&b, y);
+  double off[4] = {1, 0, 0, 0}; /* a token of norm 0 */
+  certify_bad(&o, off);
+  /* A valid request still runs (to its step limit or a result). */
+  b = o;
+  int rc = af_certify(&res, y, &b);
+  ck_assert_msg(rc == AF_OK || rc == AF_EINVAL, "%s: %s", af_status_name(rc),
+                res.reason);
+  af_certify_result_free(&res);
+}
+END_TEST
+
+/* theory.h: NULL outputs and parameters, NaN and infinite numbers, sizes
+ * at the ends of size_t, tolerances outside the library's ranges. */
+START_TEST(test_theory_args)
+{
+  const double nonfinite[3] = {NaN_, INFINITY, -INFINITY};
+  const size_t sizes[] = {0, 1, HUGE_N};
+  for (int i = 0; i < 3; i++) {
+    ck_assert(isnan(af_t41_Z(0.5, 4, nonfinite[i])));
+    ck_assert(isnan(af_t41_F(0.5, sizes[i] == HUGE_N ? 1 : sizes[i], 1)));
+    ck_assert(isnan(af_t41_c(0.5, 3, -1)));
+    ck_assert(isnan(af_t41_a(0.5, 0, 1)));
+    ck_assert(isnan(af_t41_F_w(0.5, 3, nonfinite[i])));
+    ck_assert(isnan(af_t41_G_w(0.5, 1, 1)));
+    ck_assert(isnan(af_t41_c_w(0.5, 3, nonfinite[i])));
+    ck_assert(isnan(af_t41_a_w(0.5, 3, nonfinite[i])));
+    ck_assert(isnan(af_t41_F(nonfinite[i], 3, 1)) ||
+              isinf(af_t41_F(nonfinite[i], 3, 1)));
+  }
+  af_t41_params_init(NULL, 3, 1, AF_POST_LN);
+  ck_assert(isnan(af_t41_alpha(NULL, 0)));
+  BAD(af_t41_params_validate(NULL));
+  af_t41_params p, q;
+  af_t41_params_init(&p, 3, 1.0, AF_POST_LN);
+  ck_assert_int_eq(af_t41_params_validate(&p), AF_OK);
+  af_model m;
+  good_model(&m);
+  BAD(af_t41_params_from_model(NULL, &m, 1));
+  BAD(af_t41_params_from_model(&p, NULL, 1));
+  af_model_init(&m, 3, 3, 1.0, AF_POST_LN);
+  for (int i = 0; i < 3; i++) BAD(af_t41_params_from_model(&q, &m, nonfinite[i]));
+  BAD(af_t41_params_from_model(&q, &m, 0));
+  /* One bad field at a time. */
+  for (int i = 0; i < 3; i++) {
+    double x = nonfinite[i];
+    q = p; q.beta = x; BAD(af_t41_params_validate(&q));
+    q = p; q.r0 = x; BAD(af_t41_params_validate(&q));
+    q = p; q.alpha = x; BAD(af_t41_params_validate(&q));
+    q = p; q.alpha_decay = x; BAD(af_t41_params_validate(&q));
+    q = p; q.tau = x; BAD(af_t41_params_validate(&q));
+    q = p; q.gap0 = x; BAD(af_t41_params_validate(&q));
+    q = p; q.rtol = x; BAD(af_t41_params_validate(&q));
+    q = p; q.atol = x; BAD(af_t41_params_validate(&q));
+  }
+  q = p; q.n = 1; BAD(af_t41_params_validate(&q));
+  q = p; q.n = HUGE_N; q.gap0 = 1.5; BAD(af_t41_params_validate(&q));
+  q = p; q.scheme = (af_scheme_id)-1; BAD(af_t41_params_validate(&q));
+  q = p; q.scheme = (af_scheme_id)77; BAD(af_t41_params_validate(&q));
+  q = p; q.scheme = AF_SCHEME_USER; BAD(af_t41_params_validate(&q));
+  q = p; q.var = (af_t41_var)9; BAD(af_t41_params_validate(&q));
+  q = p; q.rtol = 10; BAD(af_t41_params_validate(&q));
+  q = p; q.rtol = 1e-300; BAD(af_t41_params_validate(&q));
+  q = p; q.atol = 1e300; BAD(af_t41_params_validate(&q));
+  q = p; q.rtol = -1; BAD(af_t41_params_validate(&q));
+  q = p; q.gap0 = 0; BAD(af_t41_params_validate(&q));
+  q = p; q.gap0 = 2; BAD(af_t41_params_validate(&q));
+  double s, rho, v;
+  BAD(af_t41_rates(NULL, &rho, 0, 1, 0.5, 0, &p));
+  BAD(af_t41_rates(&s, NULL, 0, 1, 0.5, 0, &p));
+  BAD(af_t41_rates(&s, &rho, 0, 1, 0.5, 0, NULL));
+  for (int i = 0; i < 3; i++) {
+    BAD(af_t41_rates(&s, &rho, nonfinite[i], 1, 0.5, 0, &p));
+    BAD(af_t41_rates(&s, &rho, 0, nonfinite[i], 0.5, 0, &p));
+    BAD(af_t41_rates(&s, &rho, 0, 1, nonfinite[i], 0, &p));
+  }
+  BAD(af_t41_initial_velocity(NULL, &p));
+  BAD(af_t41_initial_velocity(&v, NULL));
+  double times[3] = {0, 1, 2}, g3[3], w3[3], r3[3];
+  unsigned long steps;
+  BAD(af_t41_solve(g3, w3, r3, NULL, 3, &p));
+  BAD(af_t41_solve(g3, w3, r3, times, 3, NULL));
+  BAD(af_t41_solve_ex(g3, w3, r3, &steps, NULL, HUGE_N, &p));
+  for (int i = 0; i < 3; i++) {
+    double tb[3] = {0, nonfinite[i], 2};
+    BAD(af_t41_solve(g3, w3, r3, tb, 3, &p));
+  }
+  double tdesc[3] = {0, 2, 1}, tneg[3] = {-1, 0, 1};
+  BAD(af_t41_solve(g3, w3, r3, tdesc, 3, &p));
+  BAD(af_t41_solve(g3, w3, r3, tneg, 3, &p));
+  ck_assert_int_eq(af_t41_solve(NULL, NULL, NULL, times, 3, &p), AF_OK);
+  af_t41_terminal law;
+  BAD(af_t41_terminal_law(NULL, AF_POST_LN));
+  BAD(af_t41_terminal_law(&law, (af_scheme_id)-1));
+  BAD(af_t41_terminal_law(&law, AF_SCHEME_USER));
+  double t;
+  BAD(af_t41_time_postln(NULL, 0.5, 3, 1));
+  BAD(af_t41_time_postln_gap(NULL, 0.5, 3, 1));
+  BAD(af_t41_preln_log_r(NULL, 0.5, 3, 1));
+  BAD(af_t41_preln_log_r_gap(NULL, 0.5, 3, 1));
+  BAD(af_t41_K(NULL, 3, 1));
+  BAD(af_t41_K_closed(NULL, 3, 1));
+  for (int i = 0; i < 3; i++) {
+    double x = nonfinite[i];
+    BAD(af_t41_time_postln(&t, x, 3, 1));
+    BAD(af_t41_time_postln(&t, 0.5, 3, x));
+    BAD(af_t41_time_postln_gap(&t, x, 3, 1));
+    BAD(af_t41_preln_log_r(&t, x, 3, 1));
+    BAD(af_t41_preln_log_r(&t, 0.5, 3, x));
+    BAD(af_t41_preln_log_r_gap(&t, 0.5, 3, x));
+    BAD(af_t41_K(&t, 3, x));
+    BAD(af_t41_K_closed(&t, 3, x));
+    ck_assert(isnan(af_t41_lnscaling_time(x)) || x > 0);
+  }
+  for (int i = 0; i < 2; i++) {
+    BAD(af_t41_time_postln(&t, 0.5, sizes[i], 1));
+    BAD(af_t41_K(&t, sizes[i], 1));
+    BAD(af_t41_K_closed(&t, sizes[i], 1));
+  }
+  BAD(af_t41_time_postln(&t, 2, 3, 1));  /* gamma > 1 */
+  BAD(af_t41_time_postln(&t, -1, 3, 1)); /* below -1/(n-1) */
+  BAD(af_t41_time_postln_gap(&t, -0.5, 3, 1));
+  BAD(af_t41_K(&t, 3, -1));
+  BAD(af_t41_K(&t, 3, 1e6)); /* overflows */
+  ck_assert(isnan(af_t41_lnscaling_time(-2)));
+}
+END_TEST
+
 static Suite *api_hostile_suite(void)
 {
   Suite *s = suite_create("api_hostile");
@@ -469,6 +832,10 @@ static Suite *api_hostile_suite(void)
   tcase_add_test(tc, test_sweeps);
   tcase_add_test(tc, test_write_atomic);
   tcase_add_test(tc, test_mp_vectors);
+  tcase_add_test(tc, test_kernel_choice);
+  tcase_add_test(tc, test_scheme_spec);
+  tcase_add_test(tc, test_certify_args);
+  tcase_add_test(tc, test_theory_args);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -50,6 +50,35 @@ hostile "n = 2^31: the n x n matrix exceeds any machine" 1 "more than the" \
   run --scheme post-ln --n 2147483648 --d 1 --beta 1
 hostile "MPFR path: memory beyond the machine" 1 "more than the" \
   run --scheme post-ln --n 1000000 --d 3 --beta 1 --precision 1000
+# The memory check counts what the chosen kernel's work space holds and
+# admits at most 80% of the machine: at an n whose n x n matrix takes 90% of
+# it (n = 53325 on 23.5 GiB; the n = 56000 of 23.4 GiB was admitted when
+# the whole machine was the limit), the blas and direct kernels are refused
+# and the message names the kernel and its work space; the default (tiled
+# past 1 GiB) is admitted, and --progress says what it needs.
+mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kib" ]; then
+  nbig=$(awk -v m="$mem_kib" 'BEGIN { printf "%d", sqrt(0.9 * m * 1024 / 8) }')
+  for k in blas direct; do
+    hostile "n = $nbig, --kernel $k: its n x n matrix is 90% of memory" 1 \
+      "with the $k kernel (work space with its n x n matrix: " \
+      run --scheme post-ln --n "$nbig" --d 3 --beta 1 --kernel $k
+    grep -q "a request may take (80% of the" "$tmp/stderr" ||
+      notok "n = $nbig, --kernel $k: the limit" "$(cat "$tmp/stderr")"
+  done
+  "$AF" run --scheme post-ln --n "$nbig" --d 3 --beta 1 --progress \
+    --init "file:$tmp/none.csv" >"$tmp/stdout" 2>"$tmp/stderr"
+  st=$?
+  if [ "$st" -eq 1 ] &&
+    head -n 1 "$tmp/stderr" | grep -q "^attnflow: n = $nbig, d = 3 with the tiled kernel (work space with its tiles: .*) needs about .* of memory (limit .*, 80% of this machine's)$" &&
+    sed -n 2p "$tmp/stderr" | grep -q "none.csv"; then
+    ok "n = $nbig, default kernel: tiled, admitted, its memory stated"
+  else
+    notok "n = $nbig, default kernel" "exit $st: $(tr '\n' '|' <"$tmp/stderr")"
+  fi
+else
+  skip "the memory check at 90% of memory" "no /proc/meminfo"
+fi
 hostile "--weights kaiming --h 1e-12 fails fast" 1 "weight sets" \
   $B --weights kaiming --h 1e-12
 hostile "rk4 step count beyond --max-steps" 2 "more than --max-steps" \
@@ -328,6 +357,50 @@ hostile "sweep: a duplicate among 10^5 betas (sorted, not pairwise)" 2 \
   "0.5 listed twice" sweep --scheme post-ln --n 4 --d 3 --t-end 1 --seeds 1 \
   --beta "0:0.99999:0.00001,0.5" --out "$out/s.csv"
 
+# ------------------------------------------------------------ grid bounds
+# A grid's size is counted, and its memory estimated, before any value is
+# expanded: 10^6 x 10^6 runs, 10^9 seeds and 10^9 betas are refused at
+# once.  Under a 256 MiB address-space limit where the build allows one
+# (sanitizers reserve terabytes of address space), which the expansion of
+# 10^9 seeds (8 GB) would exceed.
+AF_REAL=$AF
+if (ulimit -v 262144 && "$AF" --version) >/dev/null 2>&1; then
+  printf '#!/bin/sh\nulimit -v 262144 && exec "%s" "$@"\n' "$AF_REAL" \
+    >"$tmp/af_lim" && chmod +x "$tmp/af_lim" && AF="$tmp/af_lim"
+fi
+G="sweep --scheme post-ln --n 4 --d 3 --t-end 1 --out $out/g.csv"
+hostile "sweep: a grid of 10^6 x 10^6 runs, refused before expansion" 2 \
+  "the grid has 1000000000000 runs (scheme 1 x n 1 x d 1 x beta 1000000 x seed 1000000), more than --max-runs 1000000" \
+  $G --beta 0:999999:1 --seeds 0-999999
+hostile "sweep: 10^9 seeds, refused before expansion" 2 \
+  "more than --max-runs 1000000" $G --beta 1 --seeds 0-1000000000
+hostile "sweep: 0:1:1e-9 (10^9 betas), refused before expansion" 2 \
+  "more than --max-runs 1000000" $G --beta 0:1:1e-9 --seeds 1
+hostile "sweep --max-runs below the grid" 2 \
+  "the grid has 6 runs (scheme 1 x n 1 x d 1 x beta 3 x seed 2), more than --max-runs 5" \
+  $G --beta 0:1:0.5 --seeds 1-2 --max-runs 5
+hostile "sweep --max-runs 0" 2 "--max-runs must be in [1, 2147483647]" \
+  $G --beta 1 --seeds 1 --max-runs 0
+hostile "sweep --max-runs past the most a sweep numbers" 2 \
+  "--max-runs must be in [1, 2147483647]" $G --beta 1 --seeds 1 \
+  --max-runs 2147483648
+# Raised to its most, a grid that fits the count but not the memory: 2^31 - 1
+# runs of 3 values need 60 GiB for rank 0's table.  (Skipped on a machine
+# with that much memory: there the grid would be admitted and run.)
+mem_kib=$(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)
+if [ -n "$mem_kib" ] && [ "$mem_kib" -lt 50000000 ]; then
+  hostile "sweep --max-runs 2147483647: the table exceeds memory" 2 \
+    "of memory, more than" $G --beta 1 --seeds 0-2147483646 \
+    --max-runs 2147483647
+else
+  skip "sweep --max-runs 2147483647: the table exceeds memory" \
+    "MemTotal unknown or above 50 GB"
+fi
+hostile "sweep: --n listed twice among many (sorted, not pairwise)" 2 \
+  "--n: 7 listed twice" sweep --scheme post-ln --n "$(seq -s, 1 20000),7" \
+  --d 3 --t-end 1 --beta 1 --seeds 1 --out "$out/g.csv"
+AF=$AF_REAL
+
 # ------------------------------------------------------------ leftovers
 # A temporary file of a killed writer (SIGKILL: no handler runs) is
 # removed by the next write to the same target; a name not of our
@@ -447,6 +520,22 @@ if command -v script >/dev/null 2>&1 &&
   done
 else
   skip "progress on a terminal" "no script(1)"
+fi
+# --progress off a terminal: the memory line, then whole progress lines
+# (at most one a second; the run takes 2-3 s), and the same rows on
+# standard output as without it.
+PR="run --scheme post-ln --n 4 --d 3 --beta 1 --t-end 8 --method rk4 --h 1e-5 --times 0,8"
+"$AF" $PR >"$tmp/p0.csv" 2>"$tmp/p0.err"
+"$AF" $PR --progress >"$tmp/p1.csv" 2>"$tmp/p1.err"
+st=$?
+if [ "$st" -eq 0 ] && [ ! -s "$tmp/p0.err" ] &&
+  head -n 1 "$tmp/p1.err" | grep -q '^attnflow: n = 4, d = 3 with the blas kernel (work space with its n x n matrix: .*) needs about .* of memory' &&
+  sed 1d "$tmp/p1.err" | grep -q '^attnflow: t = .* of 8 (.*%), .* steps, .* elapsed, about .* to go$' &&
+  ! grep -q "$(printf '\r')" "$tmp/p1.err" &&
+  [ "$(rows "$tmp/p0.csv" | grep -v '^#')" = "$(rows "$tmp/p1.csv" | grep -v '^#')" ]; then
+  ok "run --progress off a terminal: memory, whole lines on stderr, stdout unchanged"
+else
+  notok "run --progress off a terminal" "exit $st: $(head -c 400 "$tmp/p1.err" | tr '\n\r' '||')"
 fi
 if [ ! -s "$tmp/stderr" ]; then
   ok "no progress when standard error is not a terminal"

@@ -165,6 +165,8 @@ double af_t41_a_w(double w, size_t n, double beta)
 void af_t41_params_init(af_t41_params *p, size_t n, double beta,
                         af_scheme_id scheme)
 {
+  if (!p)
+    return;
   p->n = n;
   p->beta = beta;
   p->scheme = scheme;
@@ -199,6 +201,8 @@ int af_t41_params_validate(const af_t41_params *p)
   if (p->n < 2 || p->beta < 0 || (unsigned) p->scheme > AF_SCHEME_COUNT ||
       !(p->r0 > 0) || !(p->alpha > 0) || p->alpha_decay < 0 || p->tau < 0 ||
       (unsigned) p->var >= AF_T41_VAR_COUNT || p->rtol < 0 || p->atol < 0 ||
+      (p->rtol > 0 && (p->rtol < AF_RTOL_MIN || p->rtol >= AF_RTOL_MAX)) ||
+      p->atol > AF_ATOL_MAX ||
       !(p->gap0 > 0) || p->gap0 * (double) (p->n - 1) > (double) p->n)
     return AF_EINVAL;
   return AF_OK;
@@ -231,6 +235,8 @@ int af_t41_params_from_model(af_t41_params *p, const af_model *m, double r0)
 
 double af_t41_alpha(const af_t41_params *p, double t)
 {
+  if (!p)
+    return NAN;
   return p->alpha_decay == 0 ? p->alpha : p->alpha * pow(1.0 + t, -p->alpha_decay);
 }
 
@@ -388,6 +394,8 @@ static int ode_advance(ode_run *o, double *t, double t1, double *y)
   while (*t < t1) {
     if (k++ >= o->max_steps)
       return AF_EMAXSTEPS;
+    if (af_interrupted()) /* af_interrupt(1): stop at the next step */
+      return AF_ECANCELED;
     af_gsl_quiet_enter(); /* statuses, not the caller's handler */
     int st = gsl_odeiv2_evolve_apply(o->ev, o->con, o->step, &o->sys, t, t1,
                                      &o->h, y);

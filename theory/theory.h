@@ -79,7 +79,9 @@ typedef struct {
   double tau;          /* Mix-LN switch time, >= 0                       */
   double gap0;         /* 1 - gamma(0) in (0, n/(n-1)]; 1 = orthonormal  */
   af_t41_var var;      /* integration variable (default LOGGAP)          */
-  double rtol, atol;   /* integrator tolerances; 0 = defaults 1e-14, 1e-16 */
+  double rtol, atol;   /* integrator tolerances; 0 = defaults 1e-14, 1e-16;
+                          else rtol in [AF_RTOL_MIN, AF_RTOL_MAX), atol in
+                          (0, AF_ATOL_MAX] (attnflow_limits.h)           */
   unsigned long max_steps; /* per output interval; 0 = 10^7              */
   /* scheme == AF_SCHEME_USER: the user row (theorems.md U2), whose rates
    * are evaluated at c(gamma), a(gamma): a spec'd row's expressions (a

@@ -547,6 +547,10 @@ def verify(level="quick", claim=None, inject_fault=None, broken_only=False,
     ------
     RuntimeError
         A usage error (exit status 2) or a report not written.
+    KeyboardInterrupt
+        Ctrl-C: the command is stopped (SIGINT, so that it removes its
+        temporary files; SIGKILL if it has not ended 2 s later) and waited
+        for before this is raised.
     """
     args = [_program(), "verify", "--level", level]
     if claim is not None:
@@ -559,8 +563,7 @@ def verify(level="quick", claim=None, inject_fault=None, broken_only=False,
         args += ["--tolerances", tolerances]
     with tempfile.TemporaryDirectory(prefix="attnflow-verify-") as d:
         path = os.path.join(d, "report.json")
-        p = subprocess.run(args + ["--json", path], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, universal_newlines=True)
+        p = _limits.run_command(args + ["--json", path])
         if p.returncode == 2 or not os.path.exists(path):
             raise RuntimeError("attnflow verify failed (exit status %d): %s"
                                % (p.returncode, p.stderr.strip()))

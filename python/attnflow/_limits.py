@@ -14,6 +14,7 @@ import ctypes
 import math
 import operator
 import signal
+import subprocess
 import threading
 
 from . import _lib
@@ -152,6 +153,59 @@ def interruptible():
         _lib.lib.af_interrupt(0)
     if hit:
         raise KeyboardInterrupt
+
+
+def call(fn, *args):
+    """fn(*args), a library call that never calls back into Python by
+    itself (the theory functions), with Ctrl-C honoured: in the main
+    thread the call runs in a worker thread while the main thread waits in
+    Python, so the SIGINT handler of interruptible() runs at once, asks the
+    library to stop (af_interrupt: the T4.1 integrators return
+    AF_ECANCELED at their next step) and KeyboardInterrupt is raised when
+    the call has returned.  ctypes releases the GIL for the call.  Outside
+    the main thread: a plain call."""
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    out = []
+
+    def work():
+        try:
+            out.append((fn(*args), None))
+        except BaseException as e:  # raised again in the caller's thread
+            out.append((None, e))
+
+    worker = threading.Thread(target=work, name="attnflow-call", daemon=True)
+    with interruptible():
+        worker.start()
+        while worker.is_alive():
+            worker.join(0.05)
+    rc, exc = out[0]
+    if exc is not None:
+        raise exc
+    return rc
+
+
+def run_command(args, grace=2.0):
+    """subprocess.run(args) with its output captured as text, stopped
+    cleanly by Ctrl-C: on KeyboardInterrupt the command receives SIGINT
+    (its handlers remove its temporary files), then SIGKILL if it has not
+    ended after grace seconds; it is always waited for (no orphan keeps
+    computing), and the KeyboardInterrupt is raised again."""
+    with subprocess.Popen(args, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE,
+                          universal_newlines=True) as p:
+        try:
+            out, err = p.communicate()
+        except BaseException:
+            if p.poll() is None:
+                p.send_signal(signal.SIGINT)
+                try:
+                    p.wait(grace)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+            p.wait()
+            raise
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
 
 
 PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_double, ctypes.c_ulong,

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from . import _lib
+from . import _limits
 
 __all__ = ["solve", "gamma", "initial_velocity", "terminal_law",
            "time_postln", "time_postln_gap", "preln_log_r", "lnscaling_time",
@@ -34,15 +35,20 @@ def _scheme_id(scheme):
     return sid.value
 
 
+def _n(n):
+    """n as a size_t, never wrapped (2**64 + 3 is refused, not 3)."""
+    return _limits.integer("n", n, 0, _limits.SIZE_MAX)
+
+
 def _params(n, beta, scheme, r0, alpha, alpha_decay, tau, rtol, atol):
     p = _lib.T41Params()
+    n = _n(n)
     if hasattr(scheme, "_row"):  # a UserScheme or SchemeSpec: its own rates
-        _lib.lib.af_t41_params_init(p, int(n), float(beta), _lib.SCHEME_USER)
+        _lib.lib.af_t41_params_init(p, n, float(beta), _lib.SCHEME_USER)
         p.user = _lib.ctypes.pointer(scheme._row)
         p._scheme = scheme  # kept alive with the parameters
     else:
-        _lib.lib.af_t41_params_init(p, int(n), float(beta),
-                                    _scheme_id(scheme))
+        _lib.lib.af_t41_params_init(p, n, float(beta), _scheme_id(scheme))
     p.r0, p.alpha, p.alpha_decay, p.tau = r0, alpha, alpha_decay, tau
     if rtol is not None:
         p.rtol = rtol
@@ -79,7 +85,13 @@ def solve(times, n, beta, scheme="post-ln", r0=1.0, alpha=1.0,
     g, gp = _lib.as_doubles(np.empty(t.size))
     w, wp = _lib.as_doubles(np.empty(t.size))
     r, rp = _lib.as_doubles(np.empty(t.size))
-    _lib.check(_lib.lib.af_t41_solve(gp, wp, rp, tp, t.size, p), "af_t41_solve")
+    rc = _limits.call(_lib.lib.af_t41_solve, gp, wp, rp, tp, t.size, p)
+    errors = getattr(scheme, "_errors", None)
+    if errors:  # an exception raised by a UserScheme's rates: raised here
+        e = errors[0]
+        errors.clear()
+        raise e
+    _lib.check(rc, "af_t41_solve")
     return {"t": t, "gamma": g, "gap": w, "r": r}
 
 
@@ -128,26 +140,26 @@ def terminal_law(scheme):
 
 def _scalar(fn, what, *args):
     v = _lib.c_double()
-    _lib.check(fn(_lib.ctypes.byref(v), *args), what)
+    _lib.check(_limits.call(fn, _lib.ctypes.byref(v), *args), what)
     return v.value
 
 
 def time_postln(gamma, n, beta):
     """T4.1d: the time Post-LN takes from gamma = 0 to gamma (closed form)."""
     return _scalar(_lib.lib.af_t41_time_postln, "af_t41_time_postln",
-                   float(gamma), int(n), float(beta))
+                   float(gamma), _n(n), float(beta))
 
 
 def time_postln_gap(gap, n, beta):
     """time_postln as a function of the gap 1 - gamma."""
     return _scalar(_lib.lib.af_t41_time_postln_gap, "af_t41_time_postln_gap",
-                   float(gap), int(n), float(beta))
+                   float(gap), _n(n), float(beta))
 
 
 def preln_log_r(gamma, n, beta):
     """T4.1d: the Pre-LN invariant ln(r / r0) as a function of gamma."""
     return _scalar(_lib.lib.af_t41_preln_log_r, "af_t41_preln_log_r",
-                   float(gamma), int(n), float(beta))
+                   float(gamma), _n(n), float(beta))
 
 
 def lnscaling_time(t):
@@ -158,18 +170,19 @@ def lnscaling_time(t):
 def K(n, beta):
     """T4.1c: K(n, beta) = lim (1 - gamma)(r / r0)^2 (Pre-LN, Peri-LN), by
     integration."""
-    return _scalar(_lib.lib.af_t41_K, "af_t41_K", int(n), float(beta))
+    return _scalar(_lib.lib.af_t41_K, "af_t41_K", _n(n), float(beta))
 
 
 def K_closed(n, beta):
     """K(n, beta) from its closed form in Ei and E1."""
-    return _scalar(_lib.lib.af_t41_K_closed, "af_t41_K_closed", int(n),
+    return _scalar(_lib.lib.af_t41_K_closed, "af_t41_K_closed", _n(n),
                    float(beta))
 
 
 def _vec(fn):
     def f(g, n, beta):
-        return np.vectorize(lambda x: fn(float(x), int(n), float(beta)),
+        m = _n(n)
+        return np.vectorize(lambda x: fn(float(x), m, float(beta)),
                             otypes=[float])(g)
     return f
 

@@ -3,17 +3,18 @@ refuses too (limits read from the library, ValueError naming the limit),
 integers are never wrapped into C types, strings with NUL are refused,
 an exception raised in a UserScheme callback (KeyboardInterrupt and
 SystemExit included) stops the run and propagates, and Ctrl-C stops a
-long run with KeyboardInterrupt."""
+long run, a long theory solve and verify() with KeyboardInterrupt."""
 
 import os
 import signal
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import attnflow
-from attnflow import _limits
+from attnflow import _limits, theory
 
 BASE = dict(scheme="post-ln", n=4, d=3, beta=1.0, times=[0, 1])
 
@@ -107,3 +108,80 @@ def test_ctrl_c_stops_a_long_run():
     assert time.monotonic() - t0 < 10
     # The request is cleared: the next run completes.
     assert run()["t"][-1] == 1.0
+
+
+def _interrupt_after(seconds):
+    def interrupt():
+        time.sleep(seconds)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+
+
+# A T4.1 solve of about 20 s uninterrupted (here): a spec whose speed costs
+# 80 operations an evaluation, reported at 10^6 times.  No Python callback
+# runs during it, so only the worker-thread wait of _limits.call lets
+# Ctrl-C in.
+SLOW_SPEC = ("name = slow\nspeed = 1 + 0 * " + "*".join(["tanh(t)"] * 40)
+             + "\nradial = 0\nlayer = sphere\n")
+
+
+def test_ctrl_c_stops_a_long_theory_solve():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("SIGINT handlers need the main thread")
+    sp = attnflow.SchemeSpec(SLOW_SPEC)
+    times = np.linspace(0, 1e3, 10 ** 6)
+    _interrupt_after(0.5)
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        theory.solve(times, 4, 1.0, sp)
+    assert time.monotonic() - t0 < 8
+    # The request is cleared: the next call completes.
+    assert theory.solve([0, 1], 4, 1.0, sp)["gap"][-1] < 1
+
+
+def test_theory_integers_are_not_wrapped():
+    with pytest.raises(ValueError, match="n must be in"):
+        theory.K(2 ** 64 + 6, 2.0)
+    with pytest.raises(ValueError, match="n must be in"):
+        theory.solve([0, 1], 2 ** 64 + 4, 1.0)
+    with pytest.raises(ValueError, match="n must be in"):
+        theory.time_postln(0.5, -3, 1.0)
+    with pytest.raises(attnflow.Error):
+        theory.solve([0, 1], 4, 1.0, rtol=10)  # the library's range
+
+
+def test_user_scheme_errors_propagate_from_theory():
+    def rates(t, r, c, a, alpha, tau):
+        raise ZeroDivisionError("in rates")
+
+    with pytest.raises(ZeroDivisionError, match="in rates"):
+        theory.solve([0, 1], 4, 1.0, attnflow.UserScheme("bad", rates))
+
+
+def _children():
+    """Process ids whose parent is this process (from /proc)."""
+    me, out = os.getpid(), []
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                with open("/proc/%s/stat" % d) as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rpartition(")")[2].split()[1]) == me:
+                out.append(int(d))
+    return out
+
+
+def test_ctrl_c_stops_verify_and_its_command():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("SIGINT handlers need the main thread")
+    if not os.path.isdir("/proc"):
+        pytest.skip("no /proc")
+    _interrupt_after(1.0)
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        attnflow.verify(level="full")  # minutes uninterrupted
+    assert time.monotonic() - t0 < 6
+    assert _children() == []  # the command was waited for

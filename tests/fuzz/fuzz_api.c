@@ -111,7 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       y[i] = af_fz_double(&z);
   af_model m;
   af_fz_model(&z, &m, n, d);
-  switch (op % 14) {
+  switch (op % 15) {
   case 0: {
     af_scheme_id id;
     af_obs_id ob;
@@ -238,6 +238,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                  : (mpfr_prec_t) ps * 64 - 128;
     if (af_mp_params_init(&p, &m, prec) == AF_OK)
       af_mp_params_clear(&p);
+    break;
+  }
+  case 13: {
+    /* The kernel chooser, the work estimate (any kernel number, any
+     * thread count) and a spec evaluated at any point. */
+    af_kernel k = af_kernel_auto(n, d);
+    if (k != AF_KERNEL_BLAS && k != AF_KERNEL_TILED)
+      abort();
+    (void) af_work_bytes(n, d, (af_kernel) ((int) af_fz_byte(&z) % 5 - 1),
+                         (int) (af_fz_byte(&z) << 16) - (1 << 23));
+    static const char spec[] = "name = fz\nparam k = 2\n"
+                               "speed = r * (na + k) / (1 + t)\n"
+                               "radial = ta / (na + k)\nlayer = residual\n"
+                               "branch = sqrt(1 + abs(alpha - tau))\n";
+    af_scheme_spec *sp = NULL;
+    if (af_scheme_spec_parse(&sp, NULL, spec, sizeof spec - 1) == AF_OK) {
+      double s, rho, g, v[6];
+      for (int i = 0; i < 6; i++)
+        v[i] = af_fz_double(&z);
+      (void) af_scheme_spec_eval(af_fz_byte(&z) & 1 ? &s : NULL, &rho, &g,
+                                 sp, v[0], v[1], v[2], v[3], v[4], v[5]);
+      (void) af_scheme_spec_row(sp);
+      (void) af_scheme_spec_vars(sp);
+      af_scheme_spec_free(sp);
+    }
     break;
   }
   default: {
