@@ -213,6 +213,8 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
   if (what == NULL)
     what = &local;
   *what = NULL;
+  if (wout != NULL)
+    *wout = NULL;
   if (wout == NULL || (buf == NULL && len > 0) || d < 1
       || !(layer_dt > 0) || !isfinite(layer_dt))
     return AF_EINVAL;
@@ -319,7 +321,10 @@ int af_weights_read_npy(af_weights **wout, af_read_info *info,
   if (info == NULL)
     info = &local;
   memset(info, 0, sizeof *info);
-  if (wout == NULL || path == NULL || d < 1)
+  if (wout != NULL)
+    *wout = NULL;
+  if (wout == NULL || path == NULL || d < 1 || !(layer_dt > 0)
+      || !isfinite(layer_dt))
     return AF_EINVAL;
   *wout = NULL;
   FILE *f = fopen(path, "rb");

@@ -493,6 +493,59 @@ END_TEST
 
 /* Scheme specs: NULL everywhere, lengths past the text, NUL bytes, a
  * missing file, NaN and infinite evaluation points. */
+/* The .npy weights reader and the spec's attention keys (weights_npy.c,
+ * scheme_spec.c): pointers, sizes, step and truncated or lying headers. */
+START_TEST(test_npy_and_spec_keys)
+{
+  /* a valid (3, 1, 1) '<f8' header for d = 1, then three doubles */
+  static const char hdr[] =
+      "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 1, 1), }";
+  unsigned char buf[256];
+  size_t hl = sizeof hdr - 1, pad = 64 - (10 + hl + 1) % 64;
+  memcpy(buf, "\x93NUMPY\x01\x00", 8);
+  buf[8] = (unsigned char)((hl + pad + 1) & 0xff);
+  buf[9] = (unsigned char)((hl + pad + 1) >> 8);
+  memcpy(buf + 10, hdr, hl);
+  memset(buf + 10 + hl, ' ', pad);
+  buf[10 + hl + pad] = '\n';
+  size_t len = 10 + hl + pad + 1;
+  const double one[3] = {1, 2, 3};
+  memcpy(buf + len, one, sizeof one);
+  len += sizeof one;
+  af_weights *w = (af_weights *)1;
+  const char *what = NULL;
+  /* the well-formed file reads (so the refusals below are the arguments') */
+  ck_assert_int_eq(af_weights_parse_npy(&w, &what, buf, len, 1, 0.1), AF_OK);
+  af_weights_free(w);
+  w = (af_weights *)1;
+  BAD(af_weights_parse_npy(NULL, &what, buf, len, 1, 0.1));
+  BAD(af_weights_parse_npy(&w, &what, NULL, 5, 1, 0.1));
+  ck_assert_ptr_null(w);
+  BAD(af_weights_parse_npy(&w, NULL, buf, len, 0, 0.1));
+  BAD(af_weights_parse_npy(&w, &what, buf, len, HUGE_N, 0.1));
+  BAD(af_weights_parse_npy(&w, &what, buf, len, HALF_N, 0.1));
+  BAD(af_weights_parse_npy(&w, &what, buf, len, 2, 0.1)); /* shape vs d */
+  BAD(af_weights_parse_npy(&w, &what, buf, len, 1, NaN_));
+  BAD(af_weights_parse_npy(&w, &what, buf, len, 1, -1));
+  BAD(af_weights_parse_npy(&w, &what, buf, len, 1, INFINITY));
+  for (size_t cut = 0; cut < len; cut++) /* every truncation refused */
+    BAD(af_weights_parse_npy(&w, &what, buf, cut, 1, 0.1));
+  ck_assert_ptr_null(w);
+  af_read_info info;
+  BAD(af_weights_read_npy(NULL, &info, "/dev/null", 1, 0.1));
+  BAD(af_weights_read_npy(&w, &info, NULL, 1, 0.1));
+  BAD(af_weights_read_npy(&w, &info, "/dev/null", 0, 0.1));
+  BAD(af_weights_read_npy(&w, &info, "/dev/null", 1, NaN_));
+  BAD(af_weights_read_npy(&w, NULL, "/dev/null", 1, 0.1));
+  BAD(af_weights_read_npy(&w, &info, "/", 1, 0.1));
+  BAD(af_weights_read_npy(&w, &info, "/nonexistent/w.npy", 1, 0.1));
+  ck_assert_ptr_null(w);
+
+  ck_assert_int_eq(af_scheme_spec_scores(NULL), AF_SPEC_SCORES_PLAIN);
+  ck_assert_int_eq(af_scheme_spec_alters_attention(NULL), 0);
+}
+END_TEST
+
 START_TEST(test_scheme_spec)
 {
   static const char good[] =
@@ -834,6 +887,7 @@ static Suite *api_hostile_suite(void)
   tcase_add_test(tc, test_mp_vectors);
   tcase_add_test(tc, test_kernel_choice);
   tcase_add_test(tc, test_scheme_spec);
+  tcase_add_test(tc, test_npy_and_spec_keys);
   tcase_add_test(tc, test_certify_args);
   tcase_add_test(tc, test_theory_args);
   suite_add_tcase(s, tc);
