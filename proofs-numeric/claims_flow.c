@@ -50,8 +50,11 @@
 
 #ifdef AF_HAVE_ARB
 
-#define MP_PREC 128
-#define MP_TOL 1e-25
+/* the reference: 128 bits, tolerance 1e-25 for runs at more than 64 bits
+ * (balls of 1e-36); 96 bits, 1e-21 for 64-bit runs, whose balls are never
+ * narrower than the start's rounding 2^-62 = 2e-19 */
+#define MP_PREC(p) ((p) > 64 ? 128 : 96)
+#define MP_TOL(p) ((p) > 64 ? 1e-25 : 1e-21)
 
 typedef struct {
   const af_certify_result *res;
@@ -99,7 +102,7 @@ static int mp_out(double t, mpfr_t *y, void *vctx)
   size_t n = c->n, d = c->d;
   const af_certify_result *r = c->res;
   mpfr_t s, q, nr;
-  mpfr_inits2(MP_PREC + 32, s, q, nr, (mpfr_ptr) 0);
+  mpfr_inits2(mpfr_get_prec(y[0]) + 32, s, q, nr, (mpfr_ptr) 0);
   double *th = malloc(n * d * sizeof *th);
   for (size_t j = 0; j < n; j++) {
     mpfr_set_ui(nr, 0, MPFR_RNDN);
@@ -159,8 +162,8 @@ int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
   m.alpha = o->alpha;
   m.alpha_decay = o->alpha_decay;
   m.tau = o->tau;
-  af_mp_work *w = af_mp_work_alloc(n, d, MP_PREC);
-  mpfr_t *my = af_mp_vec_alloc(N, MP_PREC);
+  af_mp_work *w = af_mp_work_alloc(n, d, MP_PREC(o->prec));
+  mpfr_t *my = af_mp_vec_alloc(N, MP_PREC(o->prec));
   double *times = malloc((res->nballs + 1) * sizeof *times);
   int rc = (w && my && times) ? AF_OK : AF_ENOMEM;
   mp_ctx c = {res, n, d, res->dim, 0, -INFINITY, 0, NAN, NAN, 0};
@@ -169,7 +172,7 @@ int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
     af_mp_opts mo;
     af_mp_opts_init(&mo);
     mo.method = AF_MP_GBS;
-    mo.tol = MP_TOL;
+    mo.tol = MP_TOL(o->prec);
     /* times[0] = 0 is the start (its callback is skipped), then the
      * records; eps from the run's own error estimate at the end */
     times[0] = 0;
@@ -189,7 +192,7 @@ int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
 #ifdef _OPENMP
     omp_set_num_threads(nthr);
 #endif
-    c.eps = 10 * fmax(st.err_est, MP_TOL);
+    c.eps = 10 * fmax(st.err_est, MP_TOL(o->prec));
   }
   *ok = rc == AF_OK && c.k == res->nballs && c.excess <= c.eps;
   *excess = c.excess;
