@@ -27,6 +27,7 @@
 
 #include "certify.h"
 #include "flow.h"
+#include "lohner.h"
 
 const char *af_certify_status_name(af_certify_status s)
 {
@@ -208,6 +209,9 @@ static int check_opts(af_certify_result *res, const double *y,
   if (!(o->init_radius >= 0) || !isfinite(o->init_radius))
     return fail(res, AF_EINVAL, "init radius %g: must be finite and >= 0",
                 o->init_radius);
+  if (!(o->max_rad >= 0) || !isfinite(o->max_rad))
+    return fail(res, AF_EINVAL, "max radius %g: must be finite and >= 0 "
+                "(0: the default)", o->max_rad);
   if (o->ntimes && o->times == NULL)
     return fail(res, AF_EINVAL, "output times missing");
   if (o->ntimes > AF_CERTIFY_TIMES_MAX)
@@ -250,8 +254,9 @@ static af_close_lemma closing(af_certify_result *res, arb_srcptr Y,
 {
   int ok = 0;
   double v, b;
-  int hemi = identity && (o->scheme == AF_POST_LN || o->scheme == AF_NGPT
-                          || o->scheme == AF_LN_SCALING);
+  int hemi = identity && !o->property_cap
+             && (o->scheme == AF_POST_LN || o->scheme == AF_NGPT
+                 || o->scheme == AF_LN_SCALING);
   if (hemi) {
     af_close_hemisphere(&ok, &v, Y, o->n, o->d, prec);
     if (ok) {
@@ -392,8 +397,22 @@ int af_certify(af_certify_result *res, const double *y,
     }
     arb_clear(nr);
     res->start_rad = max_rad(Y, dim);
+    /* a set of starts: Lohner's QR doubleton carries it (wrapping
+     * control); a point start needs none (its balls are rounding only) */
+    af_lohner *L = NULL;
+    if (o->init_radius > 0 && !o->no_wrap) {
+      L = af_lohner_alloc((int) dim, prec);
+      if (L == NULL)
+        rc = AF_ENOMEM;
+      else
+        af_lohner_init(L, Y);
+    }
     unsigned long maxsteps = o->max_steps ? o->max_steps : 200000UL;
-    double maxr = o->max_rad > 0 ? o->max_rad : 1e-3;
+    /* the width at which to give up: 1e-3 for balls; 0.1 for a set
+     * carried by Lohner's doubleton, whose first-order part is exact (a
+     * wide hull there is the flow's own spreading of the set, e.g. past a
+     * saddle, not a loss of the enclosure) */
+    double maxr = o->max_rad > 0 ? o->max_rad : L ? 0.1 : 1e-3;
     double hsug = 1.0 / 16;
     arf_t t, tend, tauf;
     arf_init(t);
@@ -408,6 +427,9 @@ int af_certify(af_certify_result *res, const double *y,
       rc = record(res, k, 0, Y);
     if (!mix || o->tau == 0)
       lem = closing(res, Y, o, identity, prec);
+    /* C-refute: the smallest lower bound of max 1 - cos over the a-priori
+     * enclosures of the steps so far (every t in [0, t]) */
+    double gap_lo = INFINITY;
     while (rc == AF_OK && lem == AF_CLOSE_NONE && why == NULL) {
       af_vode_get_time(t, v);
       if (arf_cmp_d(t, o->t_max) >= 0) {
@@ -435,6 +457,23 @@ int af_certify(af_certify_result *res, const double *y,
                  "(empty intersection of the mean-value and naive "
                  "enclosures): a bug, not a result");
         break;
+      }
+      if (o->property_cap) {
+        double g;
+        af_close_gap_lower(&g, af_vode_apriori(v), n, d, prec);
+        if (!(g >= gap_lo))
+          gap_lo = isnan(g) ? -INFINITY : g;
+      }
+      if (L) {
+        arb_srcptr lm, lp, lj;
+        af_vode_last(v, &lm, &lp, &lj);
+        if (af_lohner_update(L, Y, lm, lp, lj) != AF_OK) {
+          rc = AF_EINVAL;
+          snprintf(res->reason, sizeof res->reason, "soundness check "
+                   "failed (empty intersection of the Lohner set and the "
+                   "mean-value enclosure): a bug, not a result");
+          break;
+        }
       }
       af_vode_get_time(t, v);
       double td = arf_get_d(t, ARF_RND_NEAR);
@@ -476,10 +515,39 @@ int af_certify(af_certify_result *res, const double *y,
       _arb_vec_clear(mid, (slong) dim);
       _arb_vec_clear(f, (slong) dim);
     }
+    double dmax = INFINITY;
+    if (o->property_cap) {
+      /* an upper bound of delta_max = 1/(100 n^2 max(1, beta^2)) */
+      arb_t dm;
+      arb_init(dm);
+      arb_set_d(dm, o->beta);
+      arb_sqr(dm, dm, prec);
+      if (!(o->beta > 1))
+        arb_one(dm);
+      arb_mul_ui(dm, dm, 100 * (ulong) n * (ulong) n, prec);
+      arb_inv(dm, dm, prec);
+      arf_t u;
+      arf_init(u);
+      arb_get_ubound_arf(u, dm, prec);
+      dmax = arf_get_d(u, ARF_RND_UP);
+      arf_clear(u);
+      arb_clear(dm);
+    }
     if (rc == AF_OK && lem != AF_CLOSE_NONE) {
       res->status = AF_CERTIFY_CERTIFIED;
       res->lemma = lem;
       res->t_star = res->t_end;
+    } else if (rc == AF_OK && o->property_cap && strcmp(why, "horizon") == 0
+               && gap_lo > dmax) {
+      /* every t in [0, t_max] lies in a step whose a-priori enclosure
+       * proves max 1 - cos >= gap_lo > delta_max: the cap is not entered */
+      res->status = AF_CERTIFY_REFUTED;
+      res->hyp = gap_lo;
+      res->hyp_bound = dmax;
+      snprintf(res->reason, sizeof res->reason, "refuted: the flow does not "
+               "enter the cap of T4.3 by t = %g: max 1 - cos >= %.6g > "
+               "delta_max = %.6g is proven on every step's a-priori "
+               "enclosure over [0, %g]", o->t_max, gap_lo, dmax, o->t_max);
     } else if (rc == AF_OK) {
       const char *near = res->field_max < 1e-4
         ? " near an equilibrium (|f| at the midpoint is small): a saddle "
@@ -502,6 +570,7 @@ int af_certify(af_certify_result *res, const double *y,
         snprintf(res->reason, sizeof res->reason, "step budget of %lu "
                  "spent at t = %g%s", maxsteps, res->t_end, near);
     }
+    af_lohner_free(L);
     arf_clear(t);
     arf_clear(tend);
     arf_clear(tauf);

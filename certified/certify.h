@@ -77,11 +77,22 @@ typedef struct {
   double init_radius;  /* >= 0: certify the set of starts within this of
                           each coordinate (on the sphere)                */
   double max_rad;      /* stop (could-not-certify, width) once a radius
-                          exceeds this; finite, >= 0; 0 = 1e-3           */
+                          exceeds this; finite, >= 0; 0 = 1e-3 (0.1 for a
+                          set carried by Lohner's doubleton)             */
   const double *times; /* output times (balls recorded), ascending, <= t_max */
   size_t ntimes;       /* <= AF_CERTIFY_TIMES_MAX                        */
   int drop_remainder;  /* TEST ONLY: an unsound integrator              */
   double h_fixed;      /* TEST ONLY: > 0 every step min(h_fixed, rest)  */
+  int no_wrap;         /* init_radius > 0: carry the set as boxes (mean-
+                          value form only) instead of Lohner's QR
+                          doubleton (lohner.c); for comparisons         */
+  int property_cap;    /* state the refutable property C-refute "the flow
+                          enters the cap of T4.3 (every 1 - cos <
+                          delta_max) at some t <= t_max": certified when
+                          the cap test holds at a step end <= t_max (the
+                          cap lemma then closes, every scheme), refuted
+                          when max 1 - cos > delta_max is proven on the
+                          a-priori enclosure of every step of [0, t_max] */
 } af_certify_opts;
 
 /* Defaults as documented above. */
@@ -94,7 +105,9 @@ typedef struct {
   double t_star;      /* time the closing hypotheses were proven (exact) */
   double t_end;       /* time reached                                   */
   double hyp;         /* P3h: lower bound of min_i <theta_i, w>/|w| (> 0);
-                         T4.3: upper bound of max 1 - cos (< hyp_bound) */
+                         T4.3: upper bound of max 1 - cos (< hyp_bound);
+                         refuted (property_cap): lower bound of
+                         min over [0, t_max] of max 1 - cos (> hyp_bound) */
   double hyp_bound;   /* P3h: 0; T4.3: 1/(100 n^2 max(1, beta^2))      */
   double qtk_norm;    /* upper bound of |Q^T K| (1 for the identity)    */
   double start_rad, final_rad; /* largest ball radius at 0 and t_end    */

@@ -103,6 +103,35 @@ void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
   arb_clear(x);
 }
 
+void af_close_gap_lower(double *lower, arb_srcptr theta, size_t n, size_t d,
+                        long prec)
+{
+  arb_t g, x;
+  arb_init(g);
+  arb_init(x);
+  arf_t lo;
+  arf_init(lo);
+  double best = -INFINITY;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++) {
+      arb_zero(g);
+      for (size_t c = 0; c < d; c++) {
+        arb_sub(x, theta + i * d + c, theta + j * d + c, prec);
+        arb_addmul(g, x, x, prec);
+      }
+      arb_mul_2exp_si(g, g, -1);
+      /* max of lower bounds <= the max over the exact points */
+      arb_get_lbound_arf(lo, g, prec);
+      double v = arf_get_d(lo, ARF_RND_DOWN);
+      if (v > best) /* a NaN bound (an infinite ball) adds nothing */
+        best = v;
+    }
+  *lower = best;
+  arf_clear(lo);
+  arb_clear(g);
+  arb_clear(x);
+}
+
 void af_close_norm_bound(arb_t out, arb_srcptr M, size_t d, long prec)
 {
   arb_t f, a, r1, ri, t;

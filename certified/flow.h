@@ -56,6 +56,13 @@ void af_close_hemisphere(int *ok, double *margin, arb_srcptr theta,
 void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
                   size_t n, size_t d, double beta, long prec);
 
+/* Lower bound (a double rounded down) of max_ij 1 - <theta_i, theta_j> =
+ * |theta_i - theta_j|^2 / 2 over the balls theta (which contain unit
+ * vectors): the refutation test of C-refute, applied to the a-priori
+ * enclosure of a whole step. */
+void af_close_gap_lower(double *lower, arb_srcptr theta, size_t n, size_t d,
+                        long prec);
+
 /* Upper bound of the spectral norm of the d x d ball matrix M:
  * min(Frobenius norm, sqrt(|M|_1 |M|_inf)). */
 void af_close_norm_bound(arb_t out, arb_srcptr M, size_t d, long prec);

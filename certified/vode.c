@@ -948,6 +948,16 @@ void af_vode_field(arb_ptr out, af_vode *v, const arb_t t, arb_srcptr Y)
     arb_set(out + i, V(&v->W, v->tp->out[i], 0));
 }
 
+void af_vode_last(const af_vode *v, arb_srcptr *mid, arb_srcptr *phim,
+                  arb_srcptr *J)
+{
+  *mid = v->st.mid;
+  *phim = v->st.phim;
+  *J = v->st.J;
+}
+
+arb_srcptr af_vode_apriori(const af_vode *v) { return v->st.By; }
+
 /* ---------------------------------------------------------------- proofs */
 
 int af_cert_prove_gt0(af_prove_result *res, double *where,

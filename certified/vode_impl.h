@@ -70,5 +70,17 @@ int af_vode_step(af_vode *v, const arf_t tend, double *hsug,
 /* f(t, Y) in balls at order 0 (out: dim balls). */
 void af_vode_field(arb_ptr out, af_vode *v, const arb_t t, arb_srcptr Y);
 
+/* The last accepted step's midpoint mid Y (dim balls, exact points),
+ * point image phi(mid) with its remainder (dim balls) and the enclosure J
+ * of the flow's Jacobian over the whole state it started from (dim x dim,
+ * row-major): what Lohner's method (lohner.c) carries a set with.  Valid
+ * until the next step. */
+void af_vode_last(const af_vode *v, arb_srcptr *mid, arb_srcptr *phim,
+                  arb_srcptr *J);
+/* The last accepted step's a-priori enclosure (dim balls): every
+ * solution from the state the step started from stays in it over the
+ * whole step [t, t + h] (Picard-Lindelof).  Valid until the next step. */
+arb_srcptr af_vode_apriori(const af_vode *v);
+
 #endif /* AF_HAVE_ARB */
 #endif /* AF_VODE_IMPL_H */

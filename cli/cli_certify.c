@@ -20,7 +20,8 @@ static const char *const certify_help =
     "                        [--alpha A] [--alpha-decay P] [--tau T]\n"
     "                        [--t-max T] [--precision BITS] [--order K]\n"
     "                        [--init-radius EPS] [--times LIST]\n"
-    "                        [--max-steps N] [--json PATH]\n"
+    "                        [--max-steps N] [--json PATH] [--no-wrap]\n"
+    "                        [--max-radius R] [--property cap]\n"
     "\n"
     "Tries to prove, in ball arithmetic (Arb), that the exact solution of the\n"
     "n-particle flow from the given start converges to one cluster: a\n"
@@ -52,6 +53,15 @@ static const char *const certify_help =
     "  --times LIST      also record the balls at these times\n"
     "  --max-steps N     step budget (default 200000)\n"
     "  --json PATH       write the proof log (exact balls) as JSON\n"
+    "  --max-radius R    give up once a ball radius exceeds R (default 1e-3;\n"
+    "                    0.1 for a set of starts carried by Lohner's method)\n"
+    "  --property cap    state the refutable property 'the flow enters the cap\n"
+    "                    of T4.3 by t-max' (theorems.md C-refute): certified\n"
+    "                    when the cap test holds by t-max, refuted when\n"
+    "                    max 1 - cos > delta_max is proven at every t in\n"
+    "                    [0, t-max] (the hemisphere test is not used)\n"
+    "  --no-wrap         with --init-radius: carry the set as boxes, without\n"
+    "                    Lohner's QR doubleton (for comparison)\n"
     "\n"
     "Prints the status: certified (T*, the lemma, its hypotheses as proven\n"
     "bounds), could-not-certify (why: horizon, width of the balls, near an\n"
@@ -61,7 +71,7 @@ static const char *const certify_help =
 
 enum { O_SCHEME, O_INIT, O_N, O_D, O_SEED, O_BETA, O_WEIGHTS, O_R0, O_ALPHA,
        O_DECAY, O_TAU, O_TMAX, O_PREC, O_ORDER, O_IRAD, O_TIMES, O_STEPS,
-       O_JSON, O_HELP, O_COUNT };
+       O_JSON, O_HELP, O_NOWRAP, O_MAXRAD, O_PROP, O_COUNT };
 
 static const af_cli_opt certify_opts[] = {
     [O_SCHEME] = {"scheme", 1}, [O_INIT] = {"init", 1}, [O_N] = {"n", 1},
@@ -71,7 +81,10 @@ static const af_cli_opt certify_opts[] = {
     [O_TMAX] = {"t-max", 1}, [O_PREC] = {"precision", 1},
     [O_ORDER] = {"order", 1}, [O_IRAD] = {"init-radius", 1},
     [O_TIMES] = {"times", 1}, [O_STEPS] = {"max-steps", 1},
-    [O_JSON] = {"json", 1}, [O_HELP] = {"help", 0}, [O_COUNT] = {NULL, 0}};
+    [O_JSON] = {"json", 1}, [O_HELP] = {"help", 0},
+    [O_NOWRAP] = {"no-wrap", 0}, [O_MAXRAD] = {"max-radius", 1},
+    [O_PROP] = {"property", 1},
+    [O_COUNT] = {NULL, 0}};
 
 /* n rows and d fields of a CSV start ('#' comments and blank lines
  * skipped); 0 after an error message. */
@@ -157,6 +170,10 @@ static int write_json(FILE *f, void *vctx)
   } else if (r->lemma == AF_CLOSE_CAP)
     e |= fprintf(f, "{\"max_one_minus_cos_upper_bound\": %.17g, \"delta_max\": %.17g}",
                  r->hyp, r->hyp_bound) < 0;
+  else if (r->status == AF_CERTIFY_REFUTED)
+    e |= fprintf(f, "{\"property\": \"cap entered by t_max\", "
+                 "\"min_max_one_minus_cos_lower_bound\": %.17g, "
+                 "\"delta_max_upper_bound\": %.17g}", r->hyp, r->hyp_bound) < 0;
   else
     e |= fprintf(f, "null") < 0;
   e |= fprintf(f, ",\n \"statistics\": {\"steps\": %lu, \"rejected\": %lu, "
@@ -189,6 +206,7 @@ int af_cli_certify(int argc, char **argv)
   af_cli_parser p;
   af_cli_parser_init(&p, argc, argv, 1, "certify");
   const char *a[O_COUNT] = {0};
+  int nowrap = 0;
   for (;;) {
     const char *v;
     int k = af_cli_next(&p, certify_opts, &v);
@@ -200,6 +218,8 @@ int af_cli_certify(int argc, char **argv)
       fputs(certify_help, stdout);
       return fflush(stdout) == 0 ? AF_EXIT_OK : AF_EXIT_FAIL;
     }
+    if (k == O_NOWRAP)
+      nowrap = 1;
     a[k] = v;
   }
   static const int required[] = {O_SCHEME, O_INIT};
@@ -214,6 +234,7 @@ int af_cli_certify(int argc, char **argv)
   size_t n = 0, d = 0;
   unsigned long seed = 1, steps = 0, prec = 64, order = 0;
   double beta = 1, r0 = 1, alpha = 1, decay = 0, tau = 1, tmax = 64, irad = 0;
+  double maxrad = 0;
   double *times = NULL;
   size_t ntimes = 0;
   if ((a[O_N] && !af_cli_size(&n, "n", a[O_N]))
@@ -228,9 +249,17 @@ int af_cli_certify(int argc, char **argv)
       || (a[O_PREC] && !af_cli_ulong(&prec, "precision", a[O_PREC]))
       || (a[O_ORDER] && !af_cli_ulong(&order, "order", a[O_ORDER]))
       || (a[O_IRAD] && !af_cli_double(&irad, "init-radius", a[O_IRAD]))
+      || (a[O_MAXRAD] && !af_cli_double(&maxrad, "max-radius", a[O_MAXRAD]))
       || (a[O_STEPS] && !af_cli_ulong(&steps, "max-steps", a[O_STEPS]))
       || (a[O_TIMES] && !af_cli_double_list(&times, &ntimes, "times", a[O_TIMES])))
     return AF_EXIT_USAGE;
+  if (a[O_PROP] && strcmp(a[O_PROP], "cap") != 0) {
+    af_cli_error("certify: --property '%s': the one refutable property "
+                 "stated is 'cap' (the flow enters the cap of T4.3 by "
+                 "t-max)", a[O_PROP]);
+    free(times);
+    return AF_EXIT_USAGE;
+  }
   if (!af_cert_available()) {
     af_cli_error("certify: this build has no Arb (configure found none or was "
                  "given --without-arb): certify needs ball arithmetic");
@@ -374,6 +403,9 @@ int af_cli_certify(int argc, char **argv)
   o.order = (unsigned) order;
   o.max_steps = steps;
   o.init_radius = irad;
+  o.no_wrap = nowrap;
+  o.max_rad = maxrad;
+  o.property_cap = a[O_PROP] != NULL;
   o.times = times;
   o.ntimes = ntimes;
   int rc = af_certify(&res, y, &o);

@@ -52,6 +52,21 @@ elif grep -q '^status: could-not-certify' "$tmp/stdout" && grep -q 'equilibrium'
 else
   notok "antipodal pair" "$(tr '\n' '|' <"$tmp/stdout")"
 fi
+if "$AF" certify --scheme pre-ln --init "file:$tmp/anti.csv" --property cap --t-max 4 >"$tmp/stdout" 2>&1; then
+  notok "antipodal pair, --property cap: refuted, exit 1" "exit 0"
+elif grep -q '^status: refuted' "$tmp/stdout" && grep -q 'does not enter the cap' "$tmp/stdout"; then
+  ok "antipodal pair, --property cap: refuted (never enters the cap by t = 4)"
+else
+  notok "antipodal pair, --property cap" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+if "$AF" certify --scheme post-ln --init angles:0,1.7,3.6 --init-radius 1e-6 >"$tmp/stdout" 2>&1 \
+   && grep -q '^status: certified' "$tmp/stdout"; then
+  ok "set of starts (--init-radius 1e-6, Lohner doubleton): certified"
+else
+  notok "set of starts" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+bad "unknown property" 2 certify --scheme post-ln --init angles:0,0.3 --property hemisphere
+bad "negative max radius" 2 certify --scheme post-ln --init angles:0,0.3 --max-radius -1
 printf '1,0\n0,1.5\n' >"$tmp/off.csv"
 bad "start off the sphere" 2 certify --scheme post-ln --init "file:$tmp/off.csv"
 bad "n and d beyond the build" 2 certify --scheme pre-ln --init uniform --n 40 --d 4

@@ -36,7 +36,8 @@ class CertifyOpts(Structure):
                 ("order", c_uint), ("max_steps", c_ulong),
                 ("init_radius", c_double), ("max_rad", c_double),
                 ("times", DP), ("ntimes", c_size_t),
-                ("drop_remainder", c_int), ("h_fixed", c_double)]
+                ("drop_remainder", c_int), ("h_fixed", c_double),
+                ("no_wrap", c_int), ("property_cap", c_int)]
 
 
 class CertifyResult(Structure):
@@ -68,8 +69,14 @@ _lib.lib.af_close_lemma_name.argtypes = [c_int]
 
 
 def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
-            tau=1.0, t_max=64.0, precision=64, init_radius=0.0, times=()):
-    """Try to certify that the flow from start converges to one cluster."""
+            tau=1.0, t_max=64.0, precision=64, init_radius=0.0, times=(),
+            wrap=True, property_cap=False, max_radius=0.0):
+    """Try to certify that the flow from start converges to one cluster.
+
+    init_radius > 0 certifies the set of starts within it (carried by
+    Lohner's QR doubleton unless wrap=False); property_cap=True decides
+    the refutable property 'the flow enters the cap of T4.3 by t_max'
+    (status 'certified' or 'refuted', theorems.md C-refute)."""
     th = np.ascontiguousarray(start, dtype=np.float64)
     if th.ndim != 2:
         raise ValueError("start: an n x d array of unit rows")
@@ -83,6 +90,8 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
     _lib.lib.af_certify_opts_init(o, sid.value, n, d, float(beta))
     o.alpha, o.alpha_decay, o.tau = alpha, alpha_decay, tau
     o.t_max, o.prec, o.init_radius = t_max, int(precision), init_radius
+    o.no_wrap, o.property_cap = int(not wrap), int(bool(property_cap))
+    o.max_rad = max_radius
     o.times = tt.ctypes.data_as(DP) if tt.size else None
     o.ntimes = tt.size
     r = CertifyResult()

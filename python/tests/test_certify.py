@@ -37,3 +37,18 @@ def test_antipodal_not_certified():
 def test_off_sphere_is_an_error():
     with pytest.raises(ValueError, match="unit sphere|Arb"):
         C.certify(np.array([[1.0, 0.0], [0.0, 1.5]]), "post-ln")
+
+
+def test_antipodal_cap_refuted():
+    # the exact antipodal pair is stationary: it never enters the cap
+    r = _run(np.array([[1.0, 0.0], [-1.0, 0.0]]), "pre-ln", t_max=4,
+             property_cap=True)
+    assert r["status"] == "refuted" and r["hypothesis"] > 0.0025
+
+
+def test_set_of_starts_wrapped_tighter():
+    kw = dict(init_radius=1e-6, t_max=64)
+    a = _run(_angles([0, 1.7, 3.6]), "post-ln", **kw)
+    b = _run(_angles([0, 1.7, 3.6]), "post-ln", wrap=False, **kw)
+    assert a["status"] == b["status"] == "certified"
+    assert a["final_radius"] < b["final_radius"]
