@@ -446,7 +446,7 @@ typedef enum {
   AF_METHOD_RKCK,
   AF_METHOD_MSADAMS,
   AF_METHOD_LAYERS, /* the discrete maps S7, step h */
-  AF_METHOD_VERN9,  /* Verner's efficient 9(8) pair (src/rkv98.c) */
+  AF_METHOD_VERN9,  /* Verner's efficient 9(8) pair (src/flow/rkv98.c) */
   AF_METHOD_COUNT
 } af_method;
 
@@ -499,7 +499,7 @@ int af_integrate(double *y, const double *times, size_t ntimes,
                  af_output_fn out, void *ctx, af_integ_stats *stats);
 
 /* ------------------------------------------------------------------ */
-/* Sweeps: many independent runs over a grid of beta (src/sweep.c).    */
+/* Sweeps: many independent runs over a grid of beta (src/flow/sweep.c).    */
 /* ------------------------------------------------------------------ */
 
 /* Seed of start k of a sweep with base seed `base` (splitmix64 of both;

@@ -15,7 +15,7 @@
  *   c = sqrt(a)    c_k = (a_k - sum_{l=1}^{k-1} c_l c_{k-l}) / (2 c_0)
  *   c = exp(u)     c_k = (1/k) sum_{l=1}^k l u_l c_{k-l}
  *   c = (1+t)^e    c_k = c_{k-1} (e - k + 1) / (k (1 + t0))
- * The field is theorems.md's S0 as src/mp_kernel_source.c evaluates it:
+ * The field is theorems.md's S0 as src/mp/mp_kernel_source.c evaluates it:
  * th_j = x_j/|x_j|; attention weights exp(beta (S_jk - m_j)) / Z_j (the
  * row maximum m_j a constant: its order-0 value); A_j = sum_k w_jk V th_k;
  * c_j = <th_j, A_j>; P_j = A_j - c_j th_j; x_j' = |x_j| P_j / s_j and

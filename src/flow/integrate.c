@@ -4,7 +4,7 @@
  * Reference Manual, "Ordinary Differential Equations"): rk8pd
  * (Prince-Dormand 8(9)), rkf45, rkck (Cash-Karp 4(5)), rk4 (classical,
  * fixed step), msadams (variable-order Adams, orders 1-12) and vern9
- * (Verner's 9(8) pair, src/rkv98.c, a step type of our own), with the
+ * (Verner's 9(8) pair, src/flow/rkv98.c, a step type of our own), with the
  * standard control |err_i| <= atol + rtol |y_i|.  The discrete layer maps
  * of theorems.md S7 are the fixed-step method "layers".
  *

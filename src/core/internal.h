@@ -257,7 +257,7 @@ int af_path_descriptor(const char *path, long *pid, int *fd);
  * safe: for a handler of SIGINT, SIGTERM, SIGHUP. */
 void af_tmp_cleanup(void);
 
-/* Around the library's own GSL calls (src/gsl_quiet.c): enter turns GSL's
+/* Around the library's own GSL calls (src/core/gsl_quiet.c): enter turns GSL's
  * error handler off, the matching leave restores the caller's handler
  * (nested and concurrent sections share one save). */
 void af_gsl_quiet_enter(void);
