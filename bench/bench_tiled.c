@@ -1,5 +1,5 @@
 /* bench_tiled.c -- the tiled attention kernel (AF_KERNEL_TILED,
- * src/attention_tiled.c): time of one attention evaluation, its fraction
+ * src/attention/attention_tiled.c): time of one attention evaluation, its fraction
  * of this core's roofline, and its agreement with the BLAS kernel.
  *
  * One af_attention (softmax, USA or causal; Q = K = V = I, or one set of

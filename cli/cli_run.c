@@ -1210,11 +1210,6 @@ done:
   return ex;
 }
 
-int af_cli_is_npy(const char *path) {
-  size_t n = strlen(path);
-  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
-}
-
 int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
                         size_t d, double h) {
   if (af_cli_is_npy(path)) return af_weights_read_npy(w, info, path, d, h);

@@ -5,6 +5,7 @@
 #define AF_CLI_RUN_H
 
 #include <stddef.h>
+#include <string.h>
 
 #include "attnflow.h"
 #include "attnflow_mp.h"
@@ -70,8 +71,13 @@ int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
  * time h each) or the text format (af_weights_read_info). */
 int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
                         size_t d, double h);
-/* 1 if PATH names a .npy file (by its suffix). */
-int af_cli_is_npy(const char *path);
+/* 1 if PATH names a .npy file (by its suffix).  Inline, so that code
+ * compiled without cli_run.c (the checkpoint fuzz harness includes
+ * cli_run_mp.c alone) has it too. */
+static inline int af_cli_is_npy(const char *path) {
+  size_t n = strlen(path);
+  return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
 
 /* The option table of 'attnflow run' (indices O_*), shared with
  * 'attnflow sweep' (cli_sweep.c), which gives every run option to each

@@ -12,7 +12,7 @@
  * depend on its own seed alone, so its row does not depend on the number
  * of ranks, of threads, or on the order in which runs finish.
  *
- * The engine is af_sweep_exec (src/sweep.c) with a queue of this file:
+ * The engine is af_sweep_exec (src/flow/sweep.c) with a queue of this file:
  *   - rank 0 keeps the list of runs still to do, hands them out one at a
  *     time to its own threads and, through a serving thread, to the
  *     threads of the other ranks (dynamic: run times differ by large

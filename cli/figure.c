@@ -21,7 +21,7 @@
  *   c2  case C2, metastable staircase on the circle: clusters, energy
  *   c3  case C3, beta x t phase diagram (fraction of pairs with cosine
  *       > 0.999) of SA on the circle, public step vs rk8pd vs reference;
- *       the runs are an OpenMP sweep (af_sweep_pairs, src/sweep.c)
+ *       the runs are an OpenMP sweep (af_sweep_pairs, src/flow/sweep.c)
  *   c4  case C4, the same diagram for Post-, Pre-, Peri-LN and nGPT
  *   f2  random-weights experiment: layer maps of every scheme with
  *       Kaiming-random Q, K, V per layer

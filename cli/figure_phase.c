@@ -1,7 +1,7 @@
 /* figure_phase.c -- `attnflow figure`, cases C3 and C4: beta x t phase
  * diagrams (fraction of pairs with cosine > 0.999) of the public step vs
  * rk8pd vs a reference, run as OpenMP sweeps (af_sweep_pairs,
- * src/sweep.c), and their caption. */
+ * src/flow/sweep.c), and their caption. */
 #include "config.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* claims_mptaylor.c -- the Taylor series method mp-taylor (src/mp_taylor.c)
+/* claims_mptaylor.c -- the Taylor series method mp-taylor (src/mp/mp_taylor.c)
  * against the two other MPFR methods and against its tolerance
  * (theorems.md N3t).
  *

@@ -1610,7 +1610,7 @@ out:
 /* N.vern9: the order of the Vern9 integrator                          */
 /* ------------------------------------------------------------------ */
 
-/* Vern9 (src/rkv98.c) in fixed steps h = 2, 1, 1/2, 1/4 on the Post-LN
+/* Vern9 (src/flow/rkv98.c) in fixed steps h = 2, 1, 1/2, 1/4 on the Post-LN
  * field from a uniform start (n = 6, d = 3, beta = 6: a field fast enough
  * that the differences reach the asymptotic regime well above rounding)
  * over [0, VN_T]: the differences D(h) = |y_h - y_{h/2}|_inf fall as h^9,
@@ -1726,7 +1726,7 @@ static void claim_vern9(af_vresult *r, const af_vctx *c, int arg)
  * t = c_i and y = a_im exactly (a product by 1 and sums of zeros), the
  * call after the stages y = b_m, and yerr = e_m.  Rounding bound of each
  * identity: the 40-digit coefficients rounded to double, u/2 relative
- * each (the exact values satisfy it to 1e-39, src/rkv98.c), and the sum
+ * each (the exact values satisfy it to 1e-39, src/flow/rkv98.c), and the sum
  * taken here with compensated summation (Neumaier; error
  * <= u |s| + 2 k^2 u^2 sum |x|, Higham 2002 sec. 4.3):
  *     |sum_j a_ij - c_i| <= u/2 (sum_j |a_ij| + |c_i|) + u |c_i|

@@ -2,7 +2,7 @@
  * direct kernels to a derived rounding bound (theorems.md N.tiled), for
  * softmax, USA and causal attention.
  *
- * The tiled kernel (src/attention_tiled.c) computes the attention of M2,
+ * The tiled kernel (src/attention/attention_tiled.c) computes the attention of M2,
  * M5 by an online softmax over tiles of keys: a running maximum m_j per
  * row, the sums rescaled by exp(beta (m_old - m_new)) when a tile raises
  * it.  Each claim evaluates af_attention on the tiled kernel and on the

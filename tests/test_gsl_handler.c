@@ -1,5 +1,5 @@
 /* test_gsl_handler.c -- the library leaves GSL's error handler as its
- * caller set it (src/gsl_quiet.c, src/attnflow.h "GSL's error handler").
+ * caller set it (src/core/gsl_quiet.c, src/attnflow.h "GSL's error handler").
  *
  * A host program installs a counting handler and provokes a GSL error of
  * its own (gsl_sf_log_e(-1): GSL_EDOM) before and after calls of the

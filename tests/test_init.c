@@ -1,5 +1,5 @@
 /* test_init.c -- unit tests of the initial conditions (af_init_state,
- * af_init_read_file) and of af_write_atomic (src/init.c, src/util.c).
+ * af_init_read_file) and of af_write_atomic (src/model/init.c, src/core/util.c).
  *
  * Kinds: contracts of every init spec (unit norms, radii, the cap's cosine
  * bound, the hemisphere, orthonormal frames), statistical properties of the

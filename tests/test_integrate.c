@@ -1,5 +1,5 @@
-/* test_integrate.c -- unit tests of af_integrate (src/integrate.c) and of
- * the discrete layer maps S7 it drives (af_layer_step, src/layer_maps.c).
+/* test_integrate.c -- unit tests of af_integrate (src/flow/integrate.c) and of
+ * the discrete layer maps S7 it drives (af_layer_step, src/flow/layer_maps.c).
  *
  * Kinds:
  *  - observed order of convergence (house style "Tests"): every GSL stepper
@@ -25,7 +25,7 @@
  * the 5th-order Cash-Karp weights (c1 = 37/378; rkck_order() returns 5);
  * rk4 takes each step h as two classical RK4 half steps (step doubling
  * for its error estimate), order 4.  The layer maps are first order (S7).
- * vern9 (src/rkv98.c) propagates Verner's 9th-order solution; its order
+ * vern9 (src/flow/rkv98.c) propagates Verner's 9th-order solution; its order
  * and that of its error estimate are measured on the Jacobi elliptic
  * system in test_vern9_order.
  */

@@ -1,4 +1,4 @@
-/* test_obs_pairs.c -- the tiled pair observables (src/observe_pairs.c)
+/* test_obs_pairs.c -- the tiled pair observables (src/flow/observe_pairs.c)
  * against observe.c's serial pair loop (theorems.md N.obs).
  *
  * - af_obs_pairs_tiled against af_obs_pairs_serial on the same directions:

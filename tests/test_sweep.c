@@ -1,4 +1,4 @@
-/* test_sweep.c -- sweeps of independent runs (src/sweep.c): the pair
+/* test_sweep.c -- sweeps of independent runs (src/flow/sweep.c): the pair
  * fraction, the seed derivation, agreement of each run of a sweep with
  * the same run done alone by af_integrate, independence of the result
  * from the number of OpenMP threads, and argument errors; the engine

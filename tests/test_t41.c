@@ -5,7 +5,7 @@
  * beta = 2, r0 = 1.5, every scheme S1-S6 integrated as an n-particle
  * system by src/ (rk8pd, rtol 1e-12, atol 1e-14) has mean cosine within
  * 1e-9 of the scalar ODE of theory/ (whose speed factors are written
- * independently of src/scheme.c), all cosines equal to rounding, and
+ * independently of src/model/scheme.c), all cosines equal to rounding, and
  * (Pre/Mix/Peri-LN) the radius of the scalar ODE.
  */
 #include <config.h>

@@ -1,5 +1,5 @@
 /* test_tiled.c -- unit tests of the tiled attention kernel
- * (AF_KERNEL_TILED, src/attention_tiled.c; theorems.md M2, M5, N.tiled).
+ * (AF_KERNEL_TILED, src/attention/attention_tiled.c; theorems.md M2, M5, N.tiled).
  *
  * - the same bits for 1, 2 and 3 OpenMP threads (af_attention and af_rhs,
  *   softmax, USA, causal, identity and Kaiming weights, d not a multiple

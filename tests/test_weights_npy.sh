@@ -1,6 +1,6 @@
 #!/bin/sh
 # test_weights_npy.sh -- per-layer weights from a NumPy .npy file
-# (src/weights_npy.c): files made by hand here (printf, no NumPy), read
+# (src/model/weights_npy.c): files made by hand here (printf, no NumPy), read
 # as the text format reads the same numbers (bit for bit), two layer sets
 # switching at t = h, and malformed files refused with their reason.
 # Run by 'make check' with top_builddir exported.

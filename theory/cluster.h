@@ -10,7 +10,7 @@
  *
  * Independence: like t41.c, nothing here calls af_scheme_get()->rates;
  * speed factors and radial rates are written out again from the
- * table S1-S6 of theorems.md, so a wrong row in src/scheme.c disagrees with these
+ * table S1-S6 of theorems.md, so a wrong row in src/model/scheme.c disagrees with these
  * predictions.  Nothing here integrates the n-particle system.
  *
  * Conventions as in attnflow.h: prefix af_cl_, outputs first, af_status

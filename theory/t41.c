@@ -241,7 +241,7 @@ double af_t41_alpha(const af_t41_params *p, double t)
 }
 
 /* ------------------------------------------------------------------ */
-/* The table S1-S6, written out again (independent of src/scheme.c).    */
+/* The table S1-S6, written out again (independent of src/model/scheme.c).    */
 /* ------------------------------------------------------------------ */
 
 static int rates(double *s, double *rho, double t, double r, double w,

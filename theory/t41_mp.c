@@ -7,13 +7,13 @@
  *     a = sqrt(1 + 2(n-1)(1-w) E + (n-1) E^2 (1 + (n-2)(1-w))) / (1 + (n-1) E),
  *     E = e^{-b w},
  * and s, rho from the theorems.md S1-S6 (written out again below, as in
- * t41.c's rates(), so neither src/scheme.c nor the double code is used).
+ * t41.c's rates(), so neither src/model/scheme.c nor the double code is used).
  *
  * Integrator: Gragg-Bulirsch-Stoer (Hairer, Norsett, Wanner, Solving
  * ODEs I, section II.9): modified midpoint rule with n_k = 2k substeps,
  * Aitken-Neville extrapolation in h^2 with the integer ratios
  * n_{k-j}^2 / (n_k^2 - n_{k-j}^2).  It is written here again (not
- * src/mp_integrate.c) so the scalar reference shares no integrator code
+ * src/mp/mp_integrate.c) so the scalar reference shares no integrator code
  * with the n-particle runs it is compared with.  Rows: ROWS (order 2 ROWS);
  * local error estimate |T_{K,K} - T_{K,K-1}|, an O(h^{2K-1}) quantity;
  * controller h_new = h min(4, max(1/5, 0.9 (tol_loc/err)^(1/(2K-1)))).

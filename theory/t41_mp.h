@@ -5,7 +5,7 @@
  * outputs, so the tail of the scalar ODE can be followed to gaps far
  * below the double range of resolution (1 - gamma down to 1e-60 and
  * beyond, r up to 2^60).  The rates are written out again in MPFR from
- * the theorems.md S1-S6 (t41_mp.c), independent of src/scheme.c and of
+ * the theorems.md S1-S6 (t41_mp.c), independent of src/model/scheme.c and of
  * the double code in t41.c.  Conventions as in theory.h.
  */
 #ifndef AF_T41_MP_H

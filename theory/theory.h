@@ -10,7 +10,7 @@
  *
  * Independence: nothing here calls af_scheme_get()->rates.  The speed
  * factor s and the radial rate of each scheme are written out again from
- * the theorems.md S1-S6, so a wrong row in src/scheme.c shows up as a
+ * the theorems.md S1-S6, so a wrong row in src/model/scheme.c shows up as a
  * disagreement with the n-particle simulation.  Only the af_scheme_id enum
  * and the af_model struct (for parameters) are shared with src/.
  *

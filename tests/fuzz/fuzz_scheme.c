@@ -1,6 +1,6 @@
 /* fuzz_scheme.c -- libFuzzer harness of the scheme-spec reader
  * (af_scheme_spec_parse, --scheme-def FILE) and of the expression
- * evaluator behind it (src/expr.c).  The input is the spec's text.  A
+ * evaluator behind it (src/model/expr.c).  The input is the spec's text.  A
  * parse that fails must return no spec and say where (a line within the
  * input, or 0); one that succeeds must give a user row that maps back to
  * its spec, and its expressions are evaluated at a few points in double

@@ -33,22 +33,22 @@ keep=0
 trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src"
+CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src -I$top/src/core -I$top/src/model -I$top/src/attention -I$top/src/flow -I$top/src/mp"
 LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
 # The library's sources as Makefile.am lists them (src_libafcore_la_SOURCES,
 # .c files only), so a new source file cannot be missed here, but for
-# src/datadir.c, which needs the build's paths (-DAF_DATADIR...) and no
+# src/core/datadir.c, which needs the build's paths (-DAF_DATADIR...) and no
 # harness calls; and the command's output code, which the checkpoint
 # harness uses.
 LIBSRC="$(sed -n '/^src_libafcore_la_SOURCES/,/[^\\]$/p' "$top/Makefile.am" |
-  grep -o 'src/[A-Za-z0-9_]*\.c' | sed 's/\.c$//' | grep -v '^src/datadir$') cli/output"
-[ -n "$(printf '%s' "$LIBSRC" | grep src/status)" ] ||
+  grep -o 'src/[A-Za-z0-9_/]*\.c' | sed 's/\.c$//' | grep -v '^src/core/datadir$') cli/output"
+[ -n "$(printf '%s' "$LIBSRC" | grep src/core/status)" ] ||
   { echo "fuzz: no library sources found in $top/Makefile.am" >&2; exit 1; }
 
 echo "fuzz: building the library with $CC ($SAN)"
 objs=""
 for s in $LIBSRC; do
-  o="$work/${s#*/}.o"
+  o="$work/$(printf %s "$s" | tr / _).o"
   $CC $CFLAGS $SAN -fsanitize=fuzzer-no-link -c "$top/$s.c" -o "$o"
   objs="$objs $o"
 done
