@@ -60,6 +60,19 @@ void af_close_hemisphere(int *ok, double *margin, arb_srcptr theta,
   _arb_vec_clear(w, (slong) d);
 }
 
+/* g = 1 - <theta_i, theta_j> as |theta_i - theta_j|^2 / 2 (unit rows; the
+ * squared difference keeps the ball tight near 0); x is scratch. */
+static void pair_gap(arb_t g, arb_t x, arb_srcptr theta, size_t i, size_t j,
+                     size_t d, long prec)
+{
+  arb_zero(g);
+  for (size_t c = 0; c < d; c++) {
+    arb_sub(x, theta + i * d + c, theta + j * d + c, prec);
+    arb_addmul(g, x, x, prec);
+  }
+  arb_mul_2exp_si(g, g, -1);
+}
+
 void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
                   size_t n, size_t d, double beta, long prec)
 {
@@ -78,12 +91,7 @@ void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
   double gmax = 0;
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++) {
-      arb_zero(g);
-      for (size_t c = 0; c < d; c++) {
-        arb_sub(x, theta + i * d + c, theta + j * d + c, prec);
-        arb_addmul(g, x, x, prec);
-      }
-      arb_mul_2exp_si(g, g, -1);
+      pair_gap(g, x, theta, i, j, d, prec);
       if (!arb_lt(g, dm))
         *ok = 0;
       arf_t hi;
@@ -114,12 +122,7 @@ void af_close_gap_lower(double *lower, arb_srcptr theta, size_t n, size_t d,
   double best = -INFINITY;
   for (size_t i = 0; i < n; i++)
     for (size_t j = i + 1; j < n; j++) {
-      arb_zero(g);
-      for (size_t c = 0; c < d; c++) {
-        arb_sub(x, theta + i * d + c, theta + j * d + c, prec);
-        arb_addmul(g, x, x, prec);
-      }
-      arb_mul_2exp_si(g, g, -1);
+      pair_gap(g, x, theta, i, j, d, prec);
       /* max of lower bounds <= the max over the exact points */
       arb_get_lbound_arf(lo, g, prec);
       double v = arf_get_d(lo, ARF_RND_DOWN);
