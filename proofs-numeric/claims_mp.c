@@ -64,7 +64,7 @@ static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
   if (rc == AF_OK) { /* the reference with the model's faults too */
     af_model clean = m;
     clean.fault = 0;
-    rc = af_claims_mp_run(yr, y0, MPC_REF_PREC, AF_MP_GBS, MPC_REF_TOL, MPC_T,
+    rc = af_claims_mp_ref(yr, y0, MPC_REF_PREC, AF_MP_GBS, MPC_REF_TOL, MPC_T,
                           &clean, &sr);
   }
   if (rc != AF_OK) {

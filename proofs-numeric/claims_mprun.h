@@ -13,4 +13,12 @@ int af_claims_mp_run(mpfr_t *y, const double *y0, mpfr_prec_t prec,
                      af_mp_method meth, double tol, double T,
                      const af_model *m, af_mp_stats *st);
 
+/* af_claims_mp_run, for a reference run: a second call with the same
+ * start, model (no weights, no user scheme), method, precision, tol and T
+ * copies the stored result of the first instead of running it again (one
+ * entry, kept for the process). */
+int af_claims_mp_ref(mpfr_t *y, const double *y0, mpfr_prec_t prec,
+                     af_mp_method meth, double tol, double T,
+                     const af_model *m, af_mp_stats *st);
+
 #endif

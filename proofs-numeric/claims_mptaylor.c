@@ -117,7 +117,7 @@ static void claim_over(af_vresult *r, const af_vctx *c, int arg)
   if (rc == AF_OK) {
     af_model clean = m;
     clean.fault = 0;
-    rc = af_claims_mp_run(yr, y0, K.ref_prec, AF_MP_GBS, K.ref_tol, 8.0,
+    rc = af_claims_mp_ref(yr, y0, K.ref_prec, AF_MP_GBS, K.ref_tol, 8.0,
                           &clean, &sr);
   }
   if (rc != AF_OK)
