@@ -65,20 +65,8 @@ static void claim_lc(af_vresult *r, const af_vctx *c, int arg)
       af_lc_cos(&cx, &gx, sc, (long double) (n - 1), LC_RHO, g, 1.0, 1.0);
       ex[in][ig] = (double) cx;
       for (size_t i = 0; i + 1 < n; i++) {
-        const double *u = yo + i * d, *v = yo + (i + 1) * d;
-        double nu = 0, nv = 0;
-        for (size_t k = 0; k < d; k++) {
-          nu += u[k] * u[k];
-          nv += v[k] * v[k];
-        }
-        nu = sqrt(nu);
-        nv = sqrt(nv);
-        double gap = 0;
-        for (size_t k = 0; k < d; k++) {
-          double e = u[k] / nu - v[k] / nv;
-          gap += e * e;
-        }
-        gap *= 0.5;
+        double gap;
+        af_v_pair_gap(&gap, yo + i * d, yo + (i + 1) * d, d);
         double e1 = fabs((1.0 - gap) - (double) cx) / (double) cx;
         double e2 = fabs(gap - (double) gx) / (double) gx;
         double e = fmax(e1, e2);

@@ -185,6 +185,23 @@ void af_v_model(af_model *m, const af_vctx *c, size_t n, size_t d,
   m->fault = c->fault;
 }
 
+void af_v_pair_gap(double *gap, const double *a, const double *b, size_t d)
+{
+  double na = 0, nb = 0;
+  for (size_t q = 0; q < d; q++) {
+    na += a[q] * a[q];
+    nb += b[q] * b[q];
+  }
+  na = sqrt(na);
+  nb = sqrt(nb);
+  double s = 0;
+  for (size_t q = 0; q < d; q++) {
+    double e = a[q] / na - b[q] / nb;
+    s += e * e;
+  }
+  *gap = 0.5 * s;
+}
+
 static void set(af_vresult *r, double m, double p, double tol, int ok,
                 double margin)
 {
@@ -313,7 +330,10 @@ static const struct {
   {af_claims_t41, &af_claims_t41_count},
   {af_claims_ident, &af_claims_ident_count},
   {af_claims_cluster, &af_claims_cluster_count},
+  {af_claims_field, &af_claims_field_count},
+  {af_claims_vern9, &af_claims_vern9_count},
   {af_claims_power, &af_claims_power_count},
+  {af_claims_s7, &af_claims_s7_count},
   {af_claims_attnmodes, &af_claims_attnmodes_count},
   {af_claims_mp, &af_claims_mp_count},
   {af_claims_edges, &af_claims_edges_count},

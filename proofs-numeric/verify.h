@@ -108,7 +108,10 @@ AF_CLAIM_TABLE(af_claims_t41)
 AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
 AF_CLAIM_TABLE(af_claims_cert)
+AF_CLAIM_TABLE(af_claims_field)
+AF_CLAIM_TABLE(af_claims_vern9)
 AF_CLAIM_TABLE(af_claims_power)
+AF_CLAIM_TABLE(af_claims_s7)
 AF_CLAIM_TABLE(af_claims_attnmodes)
 AF_CLAIM_TABLE(af_claims_mp)
 AF_CLAIM_TABLE(af_claims_edges)
@@ -161,6 +164,10 @@ double af_v_tol(const af_vctx *c, const char *key);
 /* Model with the context's faults applied. */
 void af_v_model(af_model *m, const af_vctx *c, size_t n, size_t d,
                 double beta, af_scheme_id scheme);
+/* *gap = |a/|a| - b/|b||^2 / 2 = 1 - <a/|a|, b/|b|> for two d-vectors,
+ * computed from the difference of the directions (no cancellation near
+ * a merge; theorems.md N1). */
+void af_v_pair_gap(double *gap, const double *a, const double *b, size_t d);
 
 /* |measured - predicted| <= tol: PASS, else FAIL; sets all fields. */
 void af_v_abs(af_vresult *r, double measured, double predicted, double tol);
