@@ -315,6 +315,25 @@ static int one_start(af_vresult *r, const fstart *s, af_scheme_id sc,
   return out;
 }
 
+/* The outcome of af_flow_mpfr_check. */
+typedef struct {
+  int ok;
+  double ex, eps, gap, hemi;
+} fcheck;
+
+/* af_certify from y under o, then the independent MPFR path of the same
+ * start checked against the recorded balls (af_flow_mpfr_check): AF_OK
+ * or the first error.  res is always to be freed by the caller. */
+static int certify_checked(af_certify_result *res, fcheck *k,
+                           const double *y, const af_certify_opts *o)
+{
+  int rc = af_certify(res, y, o);
+  if (rc == AF_OK)
+    rc = af_flow_mpfr_check(&k->ok, &k->ex, &k->eps, &k->gap, &k->hemi, res,
+                            y, o);
+  return rc;
+}
+
 /* (3): the remainder-dominated enclosure of Post-LN. */
 static int remainder_check(af_vresult *r)
 {
@@ -331,18 +350,13 @@ static int remainder_check(af_vresult *r)
   o.times = times;
   o.ntimes = 2;
   af_certify_result res;
-  int rc = af_certify(&res, y, &o);
+  fcheck k;
   int out = -2;
-  if (rc == AF_OK) {
-    int ok;
-    double ex, eps, gap, hemi;
-    rc = af_flow_mpfr_check(&ok, &ex, &eps, &gap, &hemi, &res, y, &o);
-    if (rc == AF_OK) {
-      out = ok ? 1 : -1;
-      af_v_note(r, "remainder-dominated run (order 8, h = 1/16, 128 bits, "
-                "t = 2): radius %.2g, MPFR inside: %s (excess %.2g); ",
-                res.final_rad, ok ? "yes" : "NO", ex);
-    }
+  if (certify_checked(&res, &k, y, &o) == AF_OK) {
+    out = k.ok ? 1 : -1;
+    af_v_note(r, "remainder-dominated run (order 8, h = 1/16, 128 bits, "
+              "t = 2): radius %.2g, MPFR inside: %s (excess %.2g); ",
+              res.final_rad, k.ok ? "yes" : "NO", k.ex);
   }
   af_certify_result_free(&res);
   return out;
@@ -506,34 +520,29 @@ static int refute_case(af_vresult *r, const double *y, size_t n,
   o.times = times;
   o.ntimes = 2;
   af_certify_result res;
-  int rc = af_certify(&res, y, &o);
+  fcheck k;
   int out = -2;
-  if (rc == AF_OK) {
-    int ok;
-    double ex, ep, gap, hemi;
-    rc = af_flow_mpfr_check(&ok, &ex, &ep, &gap, &hemi, &res, y, &o);
-    if (rc == AF_OK) {
-      double dm = cap_delta(n, 1.0);
-      int hold;
-      if (res.status == AF_CERTIFY_REFUTED)
-        /* the lower bound must not exceed the true max 1 - cos at t_max
-         * (the MPFR value, to its double rounding) and the reference must
-         * be outside the cap */
-        hold = res.hyp <= gap * (1 + 1e-14) && gap >= dm;
-      else if (res.status == AF_CERTIFY_CERTIFIED)
-        hold = gap < dm;
-      else
-        hold = 1;
-      if (lower)
-        *lower = res.hyp;
-      out = !(ok && hold) ? -1 : res.status == want ? 1 : 0;
-      af_v_note(r, "%s n=%zu t-max %g: %s%s (bound %.6g, MPFR max 1-cos at "
-                "t_end %.6g, delta_max %.4g, MPFR inside: %s); ",
-                af_scheme_get(sc)->name, n, tmax,
-                af_certify_status_name(res.status),
-                res.status == AF_CERTIFY_CERTIFIED ? " at T*" : "",
-                res.hyp, gap, dm, ok ? "yes" : "NO");
-    }
+  if (certify_checked(&res, &k, y, &o) == AF_OK) {
+    double dm = cap_delta(n, 1.0);
+    int hold;
+    if (res.status == AF_CERTIFY_REFUTED)
+      /* the lower bound must not exceed the true max 1 - cos at t_max
+       * (the MPFR value, to its double rounding) and the reference must
+       * be outside the cap */
+      hold = res.hyp <= k.gap * (1 + 1e-14) && k.gap >= dm;
+    else if (res.status == AF_CERTIFY_CERTIFIED)
+      hold = k.gap < dm;
+    else
+      hold = 1;
+    if (lower)
+      *lower = res.hyp;
+    out = !(k.ok && hold) ? -1 : res.status == want ? 1 : 0;
+    af_v_note(r, "%s n=%zu t-max %g: %s%s (bound %.6g, MPFR max 1-cos at "
+              "t_end %.6g, delta_max %.4g, MPFR inside: %s); ",
+              af_scheme_get(sc)->name, n, tmax,
+              af_certify_status_name(res.status),
+              res.status == AF_CERTIFY_CERTIFIED ? " at T*" : "",
+              res.hyp, k.gap, dm, k.ok ? "yes" : "NO");
   }
   af_certify_result_free(&res);
   return out;
