@@ -8,7 +8,7 @@
  * projection plus each exponent's rounding):
  *   - double against MPFR: af_rhs of a U3 spec (scores = radii with
  *     distinct radii, scores = qknorm with a gain) under Kaiming Q, K, V
- *     against af_mp_rhs at 128 bits, u = 2^-53 (the MPFR field is exact
+ *     with softmax, causal and USA weights against af_mp_rhs at 128 bits, u = 2^-53 (the MPFR field is exact
  *     to 2^-120 here, so this is the double path's error, bounded as the
  *     double claims bound it);
  *   - the reductions of U3 at the working precision: af_mp_rhs of the
@@ -145,14 +145,18 @@ static void claim_u3_mp(af_vresult *r, const af_vctx *c, int arg)
   if (rc == AF_OK)
     rc = af_weights_kaiming(kw, 28);
   /* Double against MPFR: both specs under Kaiming Q, K, V, distinct
-   * radii 0.75 + 0.25 j. */
-  for (int i = 0; i < 2 && rc == AF_OK; i++) {
+   * radii 0.75 + 0.25 j, with softmax, causal and USA weights. */
+  static const af_attn_kind attn[3] = {AF_ATTN_SOFTMAX, AF_ATTN_CAUSAL,
+                                       AF_ATTN_USA};
+  for (int q = 0; q < 6 && rc == AF_OK; q++) {
+    int i = q % 2;
     rc = af_init_state(y, NULL, "gaussian", n, d, NAN, 17 + (unsigned) i);
     for (size_t j = 0; j < n; j++)
       y[nd + j] = 0.75 + 0.25 * (double) j;
     af_model m;
     af_v_model(&m, c, n, d, beta, AF_POST_LN);
     m.w = kw;
+    m.attn = attn[q / 2];
     if (rc == AF_OK)
       rc = af_model_set_user_scheme(&m, af_scheme_spec_row(sp[i]));
     if (rc == AF_OK)
@@ -210,7 +214,8 @@ static void claim_u3_mp(af_vresult *r, const af_vctx *c, int arg)
   else {
     af_v_le(r, fmax(worst_dbl, worst_red), af_v_tol(c, "U3.mp"), 0.0);
     af_v_note(r, "n=%d d=%d beta=%g, %d bits: double vs MPFR field (radii "
-              "0.75..2, qknorm gain %g; Kaiming Q, K, V) rel. %.3g = %.3g "
+              "0.75..2, qknorm gain %g; Kaiming Q, K, V; softmax, causal, USA) "
+              "rel. %.3g = %.3g "
               "of the 2^-53 bound; MPFR reductions (radii at R = 2, 0.75 vs "
               "built-in at beta R^2; qknorm Q = 3I, K = I/2 vs beta g) rel. "
               "%.3g = %.3g of the 2^-%d bound",
