@@ -63,6 +63,9 @@ static const char *const certify_help =
     "  --no-wrap         with --init-radius: carry the set as boxes, without\n"
     "                    Lohner's QR doubleton (for comparison)\n"
     "\n"
+    "A spec'd scheme (--scheme-def) is refused: the tape and the closing\n"
+    "lemmas are written for the six built-in schemes.\n"
+    "\n"
     "Prints the status: certified (T*, the lemma, its hypotheses as proven\n"
     "bounds), could-not-certify (why: horizon, width of the balls, near an\n"
     "equilibrium such as a saddle, no enclosure) or refuted.\n"
@@ -71,7 +74,7 @@ static const char *const certify_help =
 
 enum { O_SCHEME, O_INIT, O_N, O_D, O_SEED, O_BETA, O_WEIGHTS, O_R0, O_ALPHA,
        O_DECAY, O_TAU, O_TMAX, O_PREC, O_ORDER, O_IRAD, O_TIMES, O_STEPS,
-       O_JSON, O_HELP, O_NOWRAP, O_MAXRAD, O_PROP, O_COUNT };
+       O_JSON, O_HELP, O_NOWRAP, O_MAXRAD, O_PROP, O_SCHEMEDEF, O_COUNT };
 
 static const af_cli_opt certify_opts[] = {
     [O_SCHEME] = {"scheme", 1}, [O_INIT] = {"init", 1}, [O_N] = {"n", 1},
@@ -84,6 +87,8 @@ static const af_cli_opt certify_opts[] = {
     [O_JSON] = {"json", 1}, [O_HELP] = {"help", 0},
     [O_NOWRAP] = {"no-wrap", 0}, [O_MAXRAD] = {"max-radius", 1},
     [O_PROP] = {"property", 1},
+    /* accepted only to refuse it with the reason */
+    [O_SCHEMEDEF] = {"scheme-def", 1},
     [O_COUNT] = {NULL, 0}};
 
 /* n rows and d fields of a CSV start ('#' comments and blank lines
@@ -221,6 +226,15 @@ int af_cli_certify(int argc, char **argv)
     if (k == O_NOWRAP)
       nowrap = 1;
     a[k] = v;
+  }
+  if (a[O_SCHEMEDEF]) {
+    af_cli_error("certify --scheme-def %s: a spec'd scheme cannot be "
+                 "certified: the validated integrator's tape "
+                 "(certified/flow_tape.c) and the closing lemmas are written "
+                 "for the six built-in schemes, and a spec's expressions are "
+                 "not lowered onto the tape; certify the built-in it copies "
+                 "with --scheme", a[O_SCHEMEDEF]);
+    return AF_EXIT_USAGE;
   }
   static const int required[] = {O_SCHEME, O_INIT};
   if (!af_cli_required("certify", certify_opts, a, required, 2))

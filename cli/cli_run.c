@@ -311,6 +311,13 @@ static int af_run_parse_mp(af_run_cfg *c) {
                  a[O_METHOD]);
     return AF_EXIT_USAGE;
   }
+  if (c->spec != NULL && c->mp.method == AF_MP_TAYLOR) {
+    af_cli_error("--method mp-taylor: not for a spec'd scheme (--scheme-def "
+                 "%s): its Taylor recurrences are written for the six "
+                 "built-in rates and kernels, not for a spec's expressions; "
+                 "use mp-gbs or mp-gauss", a[O_SCHEME_DEF]);
+    return AF_EXIT_USAGE;
+  }
   /* --h: first step (and the time of a Kaiming weight set, as without
    * --precision); absent, the integrator starts from 1/8 of the span. */
   if (a[O_H]) {
@@ -532,13 +539,6 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   /* High precision first: it decides what --method names. */
   af_integ_opts_init(&c->integ);
   af_mp_opts_init(&c->mp);
-  if (a[O_PRECISION] && af_scheme_spec_alters_attention(c->spec)) {
-    af_cli_error("--scheme-def %s: its 'scores' or 'gain' changes attention, "
-                 "which the MPFR path (--precision) does not implement: run "
-                 "it in double precision",
-                 a[O_SCHEME_DEF]);
-    return AF_EXIT_USAGE;
-  }
   if (a[O_PRECISION]) {
     if (!af_cli_ulong(&c->precision, "precision", a[O_PRECISION]))
       return AF_EXIT_USAGE;

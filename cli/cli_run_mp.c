@@ -10,7 +10,9 @@
  * boundaries l h of Kaiming weight sets are l times it (mp_integrate.c);
  * as the first step of the controller it is rounded to double (h0).
  * Generated starts (uniform, gaussian, ...) and Kaiming weights are the
- * double path's numbers, exact.
+ * double path's numbers, exact, as are the sets of a .npy weights file
+ * (binary doubles, read by the double path's reader: each set acts for
+ * the exact time --h, as Kaiming sets do).
  * af_mp_integrate_x (mp-gauss or mp-gbs) carries the state through the
  * exact output times (the t column is the typed time at BITS bits) and
  * af_mp_observe computes the same observables as the double path, all
@@ -919,15 +921,13 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     af_cli_error("%s", af_strerror(AF_ENOMEM));
     goto done;
   }
-  if (m->w != NULL && m->w->kaiming && mpfr_nan_p(par.layer_dt))
-    mpfr_set_d(par.layer_dt, m->w->layer_dt, RND); /* the default h, exact */
-  if (m->w != NULL && !m->w->kaiming && af_cli_is_npy(c->weights)) {
-    af_cli_error("--weights %s: a .npy file is read on the double path only "
-                 "(the MPFR path reads the text format, every number as "
-                 "typed)", c->weights);
-    goto done;
-  }
-  if (m->w != NULL && !m->w->kaiming) {
+  /* Kaiming sets and a .npy file's sets: doubles (the double path's
+   * numbers, each exact in MPFR, used by the kernel as they are); their
+   * time h is the typed --h when given, else the default h, exact. */
+  int npy = m->w != NULL && !m->w->kaiming && af_cli_is_npy(c->weights);
+  if (m->w != NULL && (m->w->kaiming || npy) && mpfr_nan_p(par.layer_dt))
+    mpfr_set_d(par.layer_dt, m->w->layer_dt, RND);
+  if (m->w != NULL && !m->w->kaiming && !npy) {
     /* A weights file: its Q, K, V as typed, at the working precision. */
     size_t line = 0;
     errno = 0;

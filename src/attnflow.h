@@ -188,8 +188,9 @@ int af_scheme_spec_eval(double *s, double *rho, double *g,
  * (plain), u_j = r_j, v_k = r_k (radii), u_j = 1/|Q th_j|, v_k =
  * 1/|K th_k| (qknorm).  af_scheme_spec_scores gives AF_SPEC_SCORES_* of s;
  * af_scheme_spec_alters_attention is 1 if s sets scores other than plain
- * or a gain (the double flow and layer maps then use their own kernel;
- * the MPFR path, mp-taylor and T4.1's scalar system refuse the spec with
+ * or a gain (the double flow and layer maps then use their own kernel,
+ * the MPFR field (af_mp_rhs: mp-gbs, mp-gauss) the same formulas at its
+ * precision; mp-taylor and T4.1's scalar system refuse the spec with
  * AF_EINVAL). */
 enum {
   AF_SPEC_SCORES_PLAIN = 0,

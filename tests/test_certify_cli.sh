@@ -78,4 +78,7 @@ bad "unreachable horizon" 2 certify --scheme pre-ln --init angles:0,0.3 --t-max 
 bad "Mix-LN horizon before tau" 2 certify --scheme mix-ln --init angles:0,0.3 --tau 4 --t-max 2
 bad "unknown scheme" 2 certify --scheme rms --init angles:0,0.3
 bad "missing --init" 2 certify --scheme post-ln
+printf 'name = own\nspeed = 1\nradial = 0\nlayer = sphere\n' >"$tmp/own.scheme"
+bad "spec'd scheme (not lowered onto the tape)" 2 certify --scheme post-ln \
+  --scheme-def "$tmp/own.scheme" --init angles:0,0.3
 cli_summary

@@ -118,11 +118,22 @@ for opt in "--method rk8pd" "--method layers --h 0.1"; do
      [ "$(wc -l <"$tmp/a")" -ge 3 ]; then ok "raw-scores $opt"
   else bad "raw-scores $opt" "$(head -c 300 "$tmp/err")"; fi
 done
+# the MPFR path runs scores and gain (U3.mp): its cos_mean is the double
+# run's (rk8pd at rtol = atol = 1e-13) within 1e-12 (measured about 3e-16)
+for sch in raw-scores qknorm-post; do
+  a=$(rows --scheme-def "$S/$sch.scheme" --beta 1 $Q --rtol 1e-13 --atol 1e-13 | tail -n 1 | cut -d, -f2)
+  b=$(rows --scheme-def "$S/$sch.scheme" --beta 1 $Q --precision 96 --tol 1e-20 | tail -n 1 | cut -d, -f2)
+  if [ -n "$a" ] && [ -n "$b" ] &&
+     awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d < 1e-12 && d > -1e-12) }'; then
+    ok "$sch: MPFR = double ($a, $b)"
+  else bad "$sch: MPFR = double" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+done
 if "$AF" run --scheme-def "$S/raw-scores.scheme" --n 3 --d 3 --beta 1 \
-    --precision 80 >/dev/null 2>"$tmp/err"; then bad "MPFR refuses scores" "accepted"
-elif grep -q "MPFR path (--precision) does not implement" "$tmp/err"; then
-  ok "MPFR refuses scores = radii with a reason"
-else bad "MPFR refuses scores" "$(cat "$tmp/err")"; fi
+    --precision 80 --method mp-taylor >/dev/null 2>"$tmp/err"; then
+  bad "mp-taylor refuses a spec" "accepted"
+elif grep -q "Taylor recurrences are written for the six built-in" "$tmp/err"; then
+  ok "mp-taylor refuses a spec with a reason"
+else bad "mp-taylor refuses a spec" "$(cat "$tmp/err")"; fi
 check_err "bad scores" 'name = x\nscores = norm\n' 'line 2, column 10: scores: expected plain, radii or qknorm'
 check_err "gain reads r" 'name = x\ngain = r * 2\n' 'gain: an expression of t and the params only'
 

@@ -13,7 +13,8 @@
  * always.  Plain loops over pairs in a fixed order (serial, O(n^2 d)); it
  * fills what the other kernels fill (A, P, c, a, amag, Z), so the rates,
  * the field S0 and the layer maps S7 read it unchanged.  The MPFR path
- * refuses such a spec (af_scheme_spec_alters_attention). */
+ * runs the same formulas at its working precision (attention_norm in
+ * src/mp/mp_kernel_source.c); mp-taylor refuses such a spec. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

@@ -76,8 +76,13 @@
  *                          of the model's doubles [none]
  *   AF_SPEC_MP             defined: a spec'd scheme's expressions are
  *                          evaluated in MPFR (af_expr_eval_mp, literals
- *                          at the work's precision) [undefined: in double,
- *                          af_scheme_spec_eval, as the double path]
+ *                          at the work's precision), and a spec that
+ *                          sets scores or gain (U3) gets attention_norm,
+ *                          the formulas of attention_norm.c at the
+ *                          work's precision [undefined: in double,
+ *                          af_scheme_spec_eval, as the double path; a U3
+ *                          spec is refused (AF_EINVAL): the double path
+ *                          runs attention_norm.c itself]
  */
 
 /* Scalar temporaries of one evaluation, kept in the work so that an
@@ -738,6 +743,160 @@ int AF_FN(attention_status)(const struct AF_WORK *w, const af_model *m)
   return AF_OK;
 }
 
+#ifdef AF_SPEC_MP
+/* A spec'd scheme's constants at the work's precision (made at first use,
+ * and again when the work meets another spec's constants). */
+static int AF_FN(spec_consts)(struct AF_WORK *w, const af_scheme_spec *sp)
+{
+  if (w->spec_x == NULL || memcmp(w->spec_k, &sp->k, sizeof sp->k) != 0) {
+    af_expr_mp_free(w->spec_x);
+    w->spec_x = NULL;
+    if (w->spec_k == NULL && (w->spec_k = malloc(sizeof *w->spec_k)) == NULL)
+      return AF_ENOMEM;
+    memcpy(w->spec_k, &sp->k, sizeof sp->k);
+    if ((w->spec_x = af_expr_mp_alloc(&sp->k, w->prec)) == NULL)
+      return AF_ENOMEM;
+  }
+  return AF_OK;
+}
+
+/* out = M x for one d x d weight matrix: the exact one (a weights file
+ * read at the precision, ex != NULL), else the double Md (NULL =
+ * identity).  Row-major, out[a] = sum_b M[a][b] x[b] from b = 0. */
+static void AF_FN(norm_matvec)(struct AF_WORK *w, AF_T *out, const AF_T *ex,
+                               const double *Md, AF_CONST AF_T *x)
+{
+  size_t d = w->d;
+  for (size_t a = 0; a < d; a++) {
+    if (ex != NULL)
+      AF_FN(dot)(w, &out[a], (AF_T *) ex + a * d, x, d);
+    else if (Md != NULL)
+      AF_FN(dot_d)(w, &out[a], Md + a * d, x, d);
+    else
+      AF_SET(out[a], x[a]);
+  }
+}
+
+/* Attention changed by normalization (theorems.md U3) at the working
+ * precision: the formulas of attention_norm.c (the double path's kernel
+ * for such a spec), every operation correctly rounded and the gain g(t)
+ * evaluated by af_expr_eval_mp with the spec's literals read at the
+ * precision.  Score of (j, k): (beta g) (u_j v_k) <Q th_j, K th_k>, with
+ * u = v = 1 (plain), u_j = r_j, v_k = r_k (radii) or u_j = 1/|Q th_j|,
+ * v_k = 1/|K th_k| (qknorm); softmax with the row maximum subtracted,
+ * causal, or USA (exp(score), Z = n); values V th_k.  Queries go to T,
+ * keys to P and u, v to c and a until the scores are made (all are
+ * overwritten below); the weights fill S and Z, then A, P, c, a, amag. */
+static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
+                                 const af_scheme_spec *sp, const double *Q,
+                                 const double *K, const double *V, AF_SRC t,
+                                 AF_CONST AF_T *y)
+{
+  size_t n = w->n, d = w->d;
+  int scores = sp->scores, causal = m->attn == AF_ATTN_CAUSAL;
+  const AF_T *eq = NULL, *ek = NULL, *ev = NULL;
+#ifdef AF_EXACT_WEIGHTS
+  if (AF_EXACT_WEIGHTS(w)) {
+    eq = w->par->wq;
+    ek = w->par->wk;
+    ev = w->par->wv;
+  }
+#endif
+  if (sp->has_gain) { /* beta g(t) into w->beta */
+    int rc = AF_FN(spec_consts)(w, sp);
+    if (rc != AF_OK)
+      return rc;
+    mpfr_srcptr v[AF_EXPR_NVARS] = {t, NULL, NULL, NULL, NULL, NULL};
+    af_expr_eval_mp(w->sv, &sp->gain, w->spec_x, v);
+    if (!AF_ISFINITE(w->sv))
+      return AF_ENONFINITE;
+    AF_MUL(w->beta, w->beta, w->sv);
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *tj = w->th + j * d;
+    AF_T *qj = w->T + j * d, *kj = w->P + j * d, *gj = w->G + j * d;
+    AF_FN(norm_matvec)(w, qj, eq, Q, tj);
+    AF_FN(norm_matvec)(w, kj, ek, K, tj);
+    AF_FN(norm_matvec)(w, gj, ev, V, tj);
+    AF_FN(norm2)(w, &w->gn[j], gj, d);
+    if (scores == AF_SPEC_SCORES_RADII) {
+      AF_SET(w->c[j], y[n * d + j]);
+      AF_SET(w->a[j], y[n * d + j]);
+    } else if (scores == AF_SPEC_SCORES_QKNORM) {
+      AF_FN(norm2)(w, &w->c[j], qj, d);
+      AF_FN(norm2)(w, &w->a[j], kj, d);
+      if (!(AF_SGN(w->c[j]) > 0) || !(AF_SGN(w->a[j]) > 0))
+        return AF_EZERONORM; /* a query or key of norm zero */
+      AF_UI_DIV(w->c[j], 1, w->c[j]);
+      AF_UI_DIV(w->a[j], 1, w->a[j]);
+    } else {
+      AF_SET_UI(w->c[j], 1);
+      AF_SET_UI(w->a[j], 1);
+    }
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_T *row = w->S + j * n;
+    size_t kend = causal ? j + 1 : n;
+    AF_SET_D(w->mx, -INFINITY);
+    for (size_t k = 0; k < kend; k++) {
+      /* (beta g) (u_j v_k) <q_j, k_k> */
+      AF_FN(dot)(w, &w->q, w->T + j * d, w->P + k * d, d);
+      AF_MUL(w->e, w->c[j], w->a[k]);
+      AF_MUL(w->e, w->beta, w->e);
+      AF_MUL(row[k], w->e, w->q);
+      if (AF_CMP(row[k], w->mx) > 0)
+        AF_SET(w->mx, row[k]);
+    }
+    if (!AF_ISFINITE(w->mx))
+      return AF_ENONFINITE;
+    AF_SET_UI(w->z, 0);
+    for (size_t k = 0; k < kend; k++) {
+      if (m->attn == AF_ATTN_USA) /* exp(score) / n, nothing subtracted */
+        AF_EXP(row[k], row[k]);
+      else {
+        AF_SUB(w->tmp, row[k], w->mx);
+        AF_EXP(row[k], w->tmp);
+        AF_ADD(w->z, w->z, row[k]);
+      }
+    }
+    for (size_t k = kend; k < n; k++)
+      AF_SET_UI(row[k], 0);
+    if (m->attn == AF_ATTN_USA)
+      AF_SET_UI(w->z, n);
+    AF_SET(w->Z[j], w->z);
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_CONST AF_T *tj = w->th + j * d;
+    AF_CONST AF_T *row = w->S + j * n;
+    AF_T *Aj = w->A + j * d, *Pj = w->P + j * d;
+    size_t kend = causal ? j + 1 : n;
+    for (size_t i = 0; i < d; i++)
+      AF_SET_UI(Aj[i], 0);
+    AF_SET_UI(w->am, 0);
+    for (size_t k = 0; k < kend; k++) {
+      AF_CONST AF_T *gk = w->G + k * d;
+      for (size_t i = 0; i < d; i++) {
+        AF_MUL(w->tmp, row[k], gk[i]);
+        AF_ADD(Aj[i], Aj[i], w->tmp);
+      }
+      AF_MUL(w->tmp, row[k], w->gn[k]);
+      AF_ADD(w->am, w->am, w->tmp);
+    }
+    AF_UI_DIV(w->iz, 1, w->Z[j]);
+    for (size_t i = 0; i < d; i++)
+      AF_MUL(Aj[i], Aj[i], w->iz);
+    AF_FN(dot)(w, &w->c[j], tj, Aj, d);
+    for (size_t i = 0; i < d; i++) {
+      AF_MUL(w->tmp, w->c[j], tj[i]);
+      AF_SUB(Pj[i], Aj[i], w->tmp);
+    }
+    AF_MUL(w->amag[j], w->am, w->iz);
+    AF_FN(norm2)(w, &w->a[j], Aj, d);
+  }
+  return AF_OK;
+}
+#endif
+
 /* attention_fill of attention.c. */
 static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
                                  AF_CONST AF_T *y, const af_model *m)
@@ -769,7 +928,15 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
                               || w->par->wd != w->d))
     return AF_EINVAL;
 #endif
-  rc = AF_FN(attention_direct)(w, m, Q, K, V);
+#ifdef AF_SPEC_MP
+  /* A spec whose normalization changes attention (U3): its own kernel. */
+  const af_scheme_spec *nsp =
+      m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
+  if (af_scheme_spec_alters_attention(nsp))
+    rc = AF_FN(attention_norm)(w, m, nsp, Q, K, V, t, y);
+  else
+#endif
+    rc = AF_FN(attention_direct)(w, m, Q, K, V);
   if (rc != AF_OK)
     return rc;
   w->nevals++;
@@ -817,15 +984,9 @@ static int AF_FN(spec_rates)(struct AF_WORK *w, const af_scheme_spec *sp,
                              AF_CONST AF_T *a, double tau)
 {
 #ifdef AF_SPEC_MP
-  if (w->spec_x == NULL || memcmp(w->spec_k, &sp->k, sizeof sp->k) != 0) {
-    af_expr_mp_free(w->spec_x);
-    w->spec_x = NULL;
-    if (w->spec_k == NULL && (w->spec_k = malloc(sizeof *w->spec_k)) == NULL)
-      return AF_ENOMEM;
-    memcpy(w->spec_k, &sp->k, sizeof sp->k);
-    if ((w->spec_x = af_expr_mp_alloc(&sp->k, w->prec)) == NULL)
-      return AF_ENOMEM;
-  }
+  int rc = AF_FN(spec_consts)(w, sp);
+  if (rc != AF_OK)
+    return rc;
   AF_SET_D(w->tmp2, tau); /* a double, or +-inf: the side of the switch */
   mpfr_srcptr v[AF_EXPR_NVARS] = {t, *r, *c, *a, w->alpha, w->tmp2};
   af_expr_eval_mp(w->sj, &sp->speed, w->spec_x, v);
@@ -845,8 +1006,10 @@ static int AF_FN(rates_fill)(struct AF_WORK *w, AF_SRC t, AF_CONST AF_T *y,
   const af_scheme_spec *spec = sc != NULL ? af_scheme_spec_of(sc) : NULL;
   if (sc == NULL || (m->scheme == AF_SCHEME_USER && spec == NULL))
     return AF_EINVAL; /* a callback scheme: double precision only */
+#ifndef AF_SPEC_MP
   if (af_scheme_spec_alters_attention(spec))
-    return AF_EINVAL; /* U3's scores and gain: the double path only */
+    return AF_EINVAL; /* U3's scores and gain: attention_norm.c in double */
+#endif
   size_t n = w->n, d = w->d;
   /* af_model_alpha: alpha (1 + t)^(-decay). */
 #ifdef AF_PARAMS
