@@ -921,8 +921,9 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
   }
   if (m->w != NULL && m->w->kaiming && mpfr_nan_p(par.layer_dt))
     mpfr_set_d(par.layer_dt, m->w->layer_dt, RND); /* the default h, exact */
-  if (m->w != NULL && !m->w->kaiming && af_cli_is_npy(c->weights)) {
-    af_cli_error("--weights %s: a .npy file is read on the double path only "
+  if (m->w != NULL && !m->w->kaiming && af_cli_is_binary_weights(c->weights)) {
+    af_cli_error("--weights %s: a .npy, .npz or safetensors file is read on "
+                 "the double path only "
                  "(the MPFR path reads the text format, every number as "
                  "typed)", c->weights);
     goto done;
