@@ -245,5 +245,19 @@ for f in id.npz id.safetensors; do
   else bad "MPFR refuses $f" "$(cat "$tmp/err")"; fi
 done
 
+# examples/export_layers.py writes the same weights in the three formats
+ex="${top_srcdir:-.}/examples/export_layers.py"
+if [ -f "$ex" ]; then
+  for f in layers.npy layers.npz layers.safetensors; do
+    "$PY" "$ex" "$tmp/$f" >/dev/null &&
+      "$AF" run --scheme pre-ln --n 8 --d 4 --beta 2 --weights "$tmp/$f" \
+        --h 0.5 --t-end 2 --init gaussian 2>"$tmp/err" | grep -v '^#' >"$tmp/$f.csv"
+  done
+  if [ -s "$tmp/layers.npy.csv" ] && cmp -s "$tmp/layers.npy.csv" "$tmp/layers.npz.csv" &&
+     cmp -s "$tmp/layers.npy.csv" "$tmp/layers.safetensors.csv"; then
+    ok "export_layers.py: .npy, .npz and safetensors give the same run"
+  else bad "export_layers.py: three formats" "$(head -c 300 "$tmp/err")"; fi
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
