@@ -110,7 +110,8 @@ static void af_run_help(void) {
       "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
       "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
       "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V;\n"
-      "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h)\n"
+      "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h;\n"
+      "                  PATH.npz, PATH.safetensors: arrays Q.l, K.l, V.l (d,d))\n"
       "  --kernel K      blas|direct|tiled (default blas, or tiled when the n x n\n"
       "                  matrix would exceed 1 GiB; direct with --precision)\n"
       "\n"
@@ -926,7 +927,7 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
  * count expected ("expected 3 numbers in the row, found 4"). */
 static void af_run_file_error(const char *what, const char *path,
                               const af_read_info *info, int rc, int err) {
-  char detail[160] = "";
+  char detail[320] = "";
   if (info->what != NULL && info->expected > 0)
     snprintf(detail, sizeof detail, ": expected %zu %s, found %zu",
              info->expected, info->what, info->found);
@@ -1212,7 +1213,12 @@ done:
 
 int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
                         size_t d, double h) {
+  static char msg[256]; /* the reason a .npz or safetensors read failed */
   if (af_cli_is_npy(path)) return af_weights_read_npy(w, info, path, d, h);
+  if (af_cli_ends_with(path, ".npz"))
+    return af_weights_read_npz(w, info, msg, sizeof msg, path, d, h);
+  if (af_cli_ends_with(path, ".safetensors"))
+    return af_weights_read_safetensors(w, info, msg, sizeof msg, path, d, h);
   return af_weights_read_info(w, info, path, d);
 }
 

@@ -68,7 +68,9 @@ typedef struct {
 int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
 
 /* Read a --weights PATH: a .npy file (af_weights_read_npy, its sets of
- * time h each) or the text format (af_weights_read_info). */
+ * time h each), a .npz or .safetensors file (af_weights_read_npz,
+ * af_weights_read_safetensors; info->what then points at a static
+ * message naming the entry) or the text format (af_weights_read_info). */
 int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
                         size_t d, double h);
 /* 1 if PATH names a .npy file (by its suffix).  Inline, so that code
@@ -77,6 +79,17 @@ int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
 static inline int af_cli_is_npy(const char *path) {
   size_t n = strlen(path);
   return n >= 4 && strcmp(path + n - 4, ".npy") == 0;
+}
+/* 1 if PATH ends in SUFFIX. */
+static inline int af_cli_ends_with(const char *path, const char *suffix) {
+  size_t n = strlen(path), k = strlen(suffix);
+  return n >= k && strcmp(path + n - k, suffix) == 0;
+}
+/* 1 if PATH names a binary weights file the double path alone reads:
+ * .npy, .npz or .safetensors (by its suffix). */
+static inline int af_cli_is_binary_weights(const char *path) {
+  return af_cli_is_npy(path) || af_cli_ends_with(path, ".npz") ||
+         af_cli_ends_with(path, ".safetensors");
 }
 
 /* The option table of 'attnflow run' (indices O_*), shared with

@@ -921,13 +921,15 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
     af_cli_error("%s", af_strerror(AF_ENOMEM));
     goto done;
   }
-  /* Kaiming sets and a .npy file's sets: doubles (the double path's
-   * numbers, each exact in MPFR, used by the kernel as they are); their
-   * time h is the typed --h when given, else the default h, exact. */
-  int npy = m->w != NULL && !m->w->kaiming && af_cli_is_npy(c->weights);
-  if (m->w != NULL && (m->w->kaiming || npy) && mpfr_nan_p(par.layer_dt))
+  /* Kaiming sets and the sets of a binary file (.npy, .npz, safetensors):
+   * doubles (the double path's numbers, each exact in MPFR, used by the
+   * kernel as they are); their time h is the typed --h when given, else
+   * the default h, exact. */
+  int binw = m->w != NULL && !m->w->kaiming
+             && af_cli_is_binary_weights(c->weights);
+  if (m->w != NULL && (m->w->kaiming || binw) && mpfr_nan_p(par.layer_dt))
     mpfr_set_d(par.layer_dt, m->w->layer_dt, RND);
-  if (m->w != NULL && !m->w->kaiming && !npy) {
+  if (m->w != NULL && !m->w->kaiming && !binw) {
     /* A weights file: its Q, K, V as typed, at the working precision. */
     size_t line = 0;
     errno = 0;

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Write the attention weights of a small model's layers as one .npy file
-that 'attnflow run --weights FILE.npy' reads (docs/weights.md).
+"""Write the attention weights of a small model's layers as a .npy file,
+a .npz archive or a safetensors file (chosen by the path's suffix) that
+'attnflow run --weights FILE' reads (docs/weights.md).
 
 The model here is made up and deterministic (no download, no NumPy
 needed): L layers of single-head attention in d dimensions, each with
@@ -11,15 +12,23 @@ numbers) in front of attention.  The mapping to attnflow's Q, K, V:
 
 and beta = d / sqrt(d_head) for LayerNorm's output of norm sqrt(d) and
 the 1/sqrt(d_head) of scaled dot-product attention (here d_head = d).
-A model with NumPy at hand writes the same file with
-numpy.save(path, np.stack([np.stack([Q, K, V]) for each layer])).
+A model with NumPy at hand writes the same files with
+numpy.save(path, np.stack([np.stack([Q, K, V]) for each layer])) (.npy)
+or numpy.savez(path, **{"Q.0": Q0, "K.0": K0, "V.0": V0, "Q.1": ...})
+(.npz, numpy.savez_compressed too); the safetensors file is written here
+by hand (no safetensors package): an 8-byte little-endian header length,
+a JSON header name -> {"dtype", "shape", "data_offsets"}, then the data.
 
-    python3 examples/export_layers.py layers.npy
+    python3 examples/export_layers.py layers.npy      (or layers.npz,
+    python3 examples/export_layers.py layers.safetensors)
     attnflow run --scheme pre-ln --n 8 --d 4 --beta 2 --weights layers.npy --h 0.5
 """
+import io
+import json
 import math
 import struct
 import sys
+import zipfile
 
 
 def npy_bytes(shape, values):
@@ -30,6 +39,32 @@ def npy_bytes(shape, values):
     head = head + " " * pad + "\n"
     out = b"\x93NUMPY\x01\x00" + struct.pack("<H", len(head)) + head.encode()
     return out + struct.pack("<%dd" % len(values), *values)
+
+
+def npz_bytes(tensors, d):
+    """A .npz archive (as numpy.savez writes: a ZIP of stored NAME.npy
+    entries) of the named d x d matrices."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as z:
+        for name, values in tensors:
+            z.writestr(name + ".npy", npy_bytes((d, d), values))
+    return out.getvalue()
+
+
+def safetensors_bytes(tensors, d):
+    """A safetensors file of the named d x d matrices (F64): the header
+    length (8 bytes, little-endian), the JSON header padded with spaces to
+    a multiple of 8, then the tensors' bytes back to back."""
+    header, data = {}, b""
+    for name, values in tensors:
+        raw = struct.pack("<%dd" % len(values), *values)
+        header[name] = {"dtype": "F64", "shape": [d, d],
+                        "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    header["__metadata__"] = {"source": "examples/export_layers.py"}
+    head = json.dumps(header).encode()
+    head += b" " * ((8 - len(head) % 8) % 8)
+    return struct.pack("<Q", len(head)) + head + data
 
 
 def layer(l, d):
@@ -44,13 +79,22 @@ def layer(l, d):
 def main():
     path = sys.argv[1] if len(sys.argv) > 1 else "layers.npy"
     L, d = 2, 4
-    values = []
+    values, tensors = [], []
     for l in range(L):
         wq, wk, wv, g = layer(l, d)
-        for w in (wq, wk, wv):  # W diag(g): column b scaled by g_b
-            values += [w[a * d + b] * g[b] for a in range(d) for b in range(d)]
+        for name, w in (("Q", wq), ("K", wk), ("V", wv)):
+            # W diag(g): column b scaled by g_b
+            m = [w[a * d + b] * g[b] for a in range(d) for b in range(d)]
+            values += m
+            tensors.append(("%s.%d" % (name, l), m))
+    if path.endswith(".npz"):
+        out = npz_bytes(tensors, d)
+    elif path.endswith(".safetensors"):
+        out = safetensors_bytes(tensors, d)
+    else:
+        out = npy_bytes((L, 3, d, d), values)
     with open(path, "wb") as f:
-        f.write(npy_bytes((L, 3, d, d), values))
+        f.write(out)
     print("%s: %d layers of Q, K, V for d = %d, beta = d / sqrt(d_head) = %g"
           % (path, L, d, d / math.sqrt(d)))
 

@@ -251,6 +251,28 @@ int af_weights_read_npy(af_weights **w, af_read_info *info, const char *path,
 int af_weights_parse_npy(af_weights **w, const char **what,
                          const unsigned char *buf, size_t len, size_t d,
                          double layer_dt);
+/* Per-layer weights from a NumPy .npz archive (weights_npz.c: numpy.savez,
+ * stored, or numpy.savez_compressed, deflate) or a safetensors file
+ * (weights_safetensors.c), read strictly: tensors named Q.l, K.l, V.l
+ * (l = 0, 1, ..., every set complete), each (d, d), '<f8'/'<f4' (F64/F32),
+ * row-major as af_weights; set l in force on [l layer_dt, (l+1) layer_dt)
+ * (docs/weights.md).  A failure writes its reason, naming the entry or
+ * tensor, into msg[0..cap) (msg may be NULL) and, from the file readers,
+ * points info->what at it: AF_EPARSE (container, CRC-32, name), AF_EDIM
+ * (a shape, a missing tensor), AF_ENONFINITE, AF_EIO, AF_ENOMEM.  The
+ * af_weights_parse_* forms read the bytes buf[0..len). */
+int af_weights_read_npz(af_weights **w, af_read_info *info, char *msg,
+                        size_t cap, const char *path, size_t d,
+                        double layer_dt);
+int af_weights_parse_npz(af_weights **w, char *msg, size_t cap,
+                         const unsigned char *buf, size_t len, size_t d,
+                         double layer_dt);
+int af_weights_read_safetensors(af_weights **w, af_read_info *info,
+                                char *msg, size_t cap, const char *path,
+                                size_t d, double layer_dt);
+int af_weights_parse_safetensors(af_weights **w, char *msg, size_t cap,
+                                 const unsigned char *buf, size_t len,
+                                 size_t d, double layer_dt);
 
 /* ------------------------------------------------------------------ */
 /* The model: everything that defines the vector field.                 */

@@ -25,10 +25,11 @@
 #include <string.h>
 
 #include "internal.h"
+#include "weights_named.h"
 
 #define NPY_HEADER_MAX 65536
-#define NPY_FILE_MAX ((size_t) 1 << 31) /* 2 GiB of weights */
-#define AF_NPY_LAYERS_MAX 100000
+#define NPY_FILE_MAX AF_WEIGHTS_FILE_MAX
+#define AF_NPY_LAYERS_MAX AF_WEIGHTS_LAYERS_MAX
 
 typedef struct {
   const char *p, *end;
@@ -188,7 +189,7 @@ static int header(const char *p, size_t len, int *f4, size_t *dims,
   return AF_OK;
 }
 
-static double get_le(const unsigned char *b, int f4)
+double af_npy_get_le(const unsigned char *b, int f4)
 {
   if (f4) {
     uint32_t u = (uint32_t) b[0] | (uint32_t) b[1] << 8
@@ -205,20 +206,9 @@ static double get_le(const unsigned char *b, int f4)
   return x;
 }
 
-int af_weights_parse_npy(af_weights **wout, const char **what,
-                         const unsigned char *buf, size_t len, size_t d,
-                         double layer_dt)
+int af_npy_head(af_npy_view *v, const char **what, const unsigned char *buf,
+                size_t len)
 {
-  const char *local;
-  if (what == NULL)
-    what = &local;
-  *what = NULL;
-  if (wout != NULL)
-    *wout = NULL;
-  if (wout == NULL || (buf == NULL && len > 0) || d < 1
-      || !(layer_dt > 0) || !isfinite(layer_dt))
-    return AF_EINVAL;
-  *wout = NULL;
   if (len < 10 || memcmp(buf, "\x93NUMPY", 6) != 0) {
     *what = "not a .npy file (magic)";
     return AF_EPARSE;
@@ -253,11 +243,34 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
       *what = "header: NUL or non-ASCII byte";
       return AF_EPARSE;
     }
-  int f4 = 0;
-  size_t dims[4], rank = 0;
-  int rc = header((const char *) buf + off, hlen, &f4, dims, &rank, what);
+  int rc = header((const char *) buf + off, hlen, &v->f4, v->dims, &v->rank,
+                  what);
   if (rc != AF_OK)
     return rc;
+  v->off = off + hlen;
+  return AF_OK;
+}
+
+int af_weights_parse_npy(af_weights **wout, const char **what,
+                         const unsigned char *buf, size_t len, size_t d,
+                         double layer_dt)
+{
+  const char *local;
+  if (what == NULL)
+    what = &local;
+  *what = NULL;
+  if (wout != NULL)
+    *wout = NULL;
+  if (wout == NULL || (buf == NULL && len > 0) || d < 1
+      || !(layer_dt > 0) || !isfinite(layer_dt))
+    return AF_EINVAL;
+  *wout = NULL;
+  af_npy_view v;
+  int rc = af_npy_head(&v, what, buf, len);
+  if (rc != AF_OK)
+    return rc;
+  int f4 = v.f4;
+  size_t *dims = v.dims, rank = v.rank, off = v.off;
   size_t L = 1, base = 0;
   if (rank == 4) {
     L = dims[0];
@@ -281,7 +294,6 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
     *what = "array larger than 2 GiB";
     return AF_EDIM;
   }
-  off += hlen;
   if (len - off != bytes) {
     *what = len - off < bytes ? "data shorter than the shape says"
                               : "bytes after the data";
@@ -301,7 +313,7 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
       }
       *mats[k] = M;
       for (size_t i = 0; i < dd; i++, p += isz) {
-        M[i] = get_le(p, f4);
+        M[i] = af_npy_get_le(p, f4);
         if (!isfinite(M[i])) {
           *what = "a weight is NaN or infinite";
           af_weights_free(w);
@@ -327,39 +339,13 @@ int af_weights_read_npy(af_weights **wout, af_read_info *info,
       || !isfinite(layer_dt))
     return AF_EINVAL;
   *wout = NULL;
-  FILE *f = fopen(path, "rb");
-  if (f == NULL)
-    return AF_EIO;
-  size_t cap = 1 << 16, len = 0;
-  unsigned char *buf = malloc(cap);
-  int rc = buf ? AF_OK : AF_ENOMEM;
-  while (rc == AF_OK) {
-    if (len == cap) {
-      if (cap > NPY_FILE_MAX) {
-        info->what = "file larger than 2 GiB";
-        rc = AF_EPARSE;
-        break;
-      }
-      unsigned char *nb = realloc(buf, 2 * cap);
-      if (nb == NULL) {
-        rc = AF_ENOMEM;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + len, 1, cap - len, f);
-    len += got;
-    if (got == 0) {
-      if (ferror(f))
-        rc = AF_EIO;
-      break;
-    }
-  }
+  unsigned char *buf;
+  size_t len;
+  int rc = af_weights_file_bytes(&buf, &len, &info->what, path);
+  if (rc != AF_OK)
+    return rc;
   int err = errno;
-  fclose(f);
-  if (rc == AF_OK)
-    rc = af_weights_parse_npy(wout, &info->what, buf, len, d, layer_dt);
+  rc = af_weights_parse_npy(wout, &info->what, buf, len, d, layer_dt);
   free(buf);
   errno = err;
   return rc;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # run.sh -- build the libFuzzer harnesses of tests/fuzz/ (one per reader:
-# token files, weights files (text and .npy), reference files,
+# token files, weights files (text, .npy, and .npz and safetensors in one
+# harness, fuzz_archive), reference files,
 # checkpoints, scheme specs; and one of the public C API, arguments
 # decoded from the input) against the library's sources with clang
 # -fsanitize=fuzzer,address,undefined, and run each for a bounded time
@@ -10,7 +11,7 @@
 #
 # Needs a configured tree (config.h; top_builddir, default .), clang with
 # the libFuzzer runtime (Debian: clang, and libclang-rt-N-dev where the
-# runtime is packaged apart), GSL, MPFR and GMP.  New inputs are written
+# runtime is packaged apart), GSL, MPFR, GMP and zlib.  New inputs are written
 # to a scratch directory, never into the committed corpus.  Exit status
 # 0 only if every harness ran its time without a crash or a sanitizer
 # report (a crashing input is kept in the scratch directory and named).
@@ -34,7 +35,7 @@ trap '[ "$keep" = 1 ] || rm -rf "$work"' EXIT
 
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 CFLAGS="-g -O1 -ffp-contract=off -DHAVE_CONFIG_H -I$build -I$top/src -I$top/src/core -I$top/src/model -I$top/src/attention -I$top/src/flow -I$top/src/mp"
-LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lm -ldl"
+LIBS="-lgsl -lgslcblas -lmpfr -lgmp -lz -lm -ldl"
 # The library's sources as Makefile.am lists them (src_libafcore_la_SOURCES,
 # .c files only), so a new source file cannot be missed here, but for
 # src/core/datadir.c, which needs the build's paths (-DAF_DATADIR...) and no
@@ -54,7 +55,7 @@ for s in $LIBSRC; do
 done
 
 status=0
-for h in init weights ref checkpoint scheme api npy; do
+for h in init weights ref checkpoint scheme api npy archive; do
   src="$here/fuzz_$h.c"
   bin="$work/fuzz_$h"
   extra=""
