@@ -94,6 +94,17 @@ static int gaussian_start(af_scheme_id s)
 /* T3.1 clustering from random starts                                    */
 /* ==================================================================== */
 
+double af_cc_draw(double lo, double hi, int log_scale, unsigned long seed)
+{
+  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
+  if (g == NULL)
+    return NAN; /* the claim's run then fails with AF_EINVAL */
+  gsl_rng_set(g, seed);
+  double u = gsl_rng_uniform(g);
+  gsl_rng_free(g);
+  return log_scale ? lo * pow(hi / lo, u) : lo + (hi - lo) * u;
+}
+
 /* Horizons.  Post-LN and nGPT (alpha = 1, s = |A| <= 1) contract at rate
  * >= 2 near consensus: 1 - cos ~ e^{-2t}, below 1e-4 long before t = 100.
  * LN-Scaling is Post-LN at u = 2(sqrt(t+1) - 1) (I2): t = 2600 gives
@@ -103,14 +114,17 @@ static int gaussian_start(af_scheme_id s)
  * (seen at n = 8, d = 2: 3 of 64 starts still split at t = 1e5, merged
  * by 1e8); t = 1e12 gives u ~ 28 and 1 - cos ~ K (r0/r)^2 ~ 1e-24 K r0^2
  * afterwards.  The adaptive steps grow with t, so the cost grows like
- * log t only. */
-static double t31_horizon(af_scheme_id s)
+ * log t only.  Full level: t = 1e24 (u ~ 55): at beta = 1.495, n = 8,
+ * Peri-LN, 2 of 64 Gaussian starts are still split at t = 1e12 (max
+ * 1 - cos 1.98, dr/dt >= 0.98: a near-antipodal saddle, not a stalled
+ * radius) and all 64 are synchronized by 1e24, at the same CPU time. */
+static double t31_horizon(af_scheme_id s, int full)
 {
   switch (s) {
   case AF_POST_LN:
   case AF_NGPT: return 100.0;
   case AF_LN_SCALING: return 2600.0;
-  default: return 1e12;
+  default: return full ? 1e24 : 1e12;
   }
 }
 
@@ -164,7 +178,9 @@ static void claim_t31(af_vresult *r, const af_vctx *c, int arg)
   if (!need_tol(r, c, "T3.1.threshold", &thr))
     return;
   size_t n = is_quick(c) ? 6 : 8, seeds = is_quick(c) ? 8 : 32;
-  double beta = 1, T = t31_horizon(s);
+  /* beta log-uniform in [0.5, 2] per scheme (was 1) */
+  double beta = af_cc_draw(0.5, 2.0, 1, 3110 + (unsigned long) s);
+  double T = t31_horizon(s, !is_quick(c));
   const char *init = gaussian_start(s) ? "gaussian" : "uniform";
   size_t runs = 0, synced = 0, stalled = 0;
   double worst = 0, rho_min_unsync = INFINITY;
@@ -187,9 +203,9 @@ static void claim_t31(af_vresult *r, const af_vctx *c, int arg)
   }
   double frac = (double) synced / (double) runs;
   af_v_ge(r, frac, 1.0, af_v_tol(c, "T3.1.sync"));
-  af_v_note(r, "n=%zu beta=1 d=2,3 %s start, %zu seeds each, T=%g: "
+  af_v_note(r, "n=%zu beta=%.4g d=2,3 %s start, %zu seeds each, T=%g: "
             "%zu/%zu synchronized, max 1-cos %.3g",
-            n, init, seeds, T, synced, runs, worst);
+            n, beta, init, seeds, T, synced, runs, worst);
   if (synced < runs) {
     af_v_note(r, "; min dr/dt of unsynchronized %.3g", rho_min_unsync);
     /* the theorem's other alternative for Pre/Mix/Peri-LN: a stalled
@@ -244,10 +260,11 @@ static void claim_t31_d1(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
   size_t seeds = is_quick(c) ? 4 : 16, runs = 0;
+  double beta = af_cc_draw(0.5, 8.0, 1, 3201); /* was 1 */
   double cmin = INFINITY, moved = 0;
   for (int s = 0; s < NS; s++) {
     af_model m;
-    af_v_model(&m, c, 6, 1, 1.0, (af_scheme_id) s);
+    af_v_model(&m, c, 6, 1, beta, (af_scheme_id) s);
     double cm, mv;
     size_t ru;
     int rc = af_cc_min_clusters(&cm, &mv, &ru, &m,
@@ -263,9 +280,9 @@ static void claim_t31_d1(af_vresult *r, const af_vctx *c, int arg)
     runs += ru;
   }
   af_v_ge(r, cmin, 2.0, af_v_tol(c, "T3.1.d1"));
-  af_v_note(r, "d=1 n=6 beta=1 T=50, six schemes, %zu mixed-sign starts: "
-            "min clusters %g, any token changed sign %g", runs, cmin,
-            moved);
+  af_v_note(r, "d=1 n=6 beta=%.4g T=50, six schemes, %zu mixed-sign "
+            "starts: min clusters %g, any token changed sign %g", beta, runs,
+            cmin, moved);
 }
 
 /* ==================================================================== */
@@ -665,7 +682,9 @@ static void claim_t43a(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   size_t n = is_quick(c) ? 6 : 16, d = 3;
-  double beta = 1, delta = t43_delta(n, beta), T = is_quick(c) ? 20 : 200;
+  /* beta log-uniform in [0.1, 8] per scheme (was 1) */
+  double beta = af_cc_draw(0.1, 8.0, 1, 4310 + (unsigned long) s);
+  double delta = t43_delta(n, beta), T = is_quick(c) ? 20 : 200;
   double room[2], lo[2], hi[2], cos0[2];
   for (int q = 0; q < 2; q++) {
     int rc = t43a_case(&room[q], &lo[q], &hi[q], &cos0[q], c, s, n, d, beta,
@@ -676,9 +695,9 @@ static void claim_t43a(af_vresult *r, const af_vctx *c, int arg)
     }
   }
   af_v_ge(r, fmin(room[0], room[1]), 0.0, af_v_tol(c, "T4.3a"));
-  af_v_note(r, "n=%zu d=3 beta=1 cap delta=%.3g T=%g; room/t to lower, "
-            "upper bound: I %.3g %.3g; random QK %.3g %.3g", n, delta, T,
-            lo[0], hi[0], lo[1], hi[1]);
+  af_v_note(r, "n=%zu d=3 beta=%.4g cap delta=%.3g T=%g; room/t to lower, "
+            "upper bound: I %.3g %.3g; random QK %.3g %.3g", n, beta, delta,
+            T, lo[0], hi[0], lo[1], hi[1]);
   t43_hypothesis(r, fmin(cos0[0], cos0[1]), delta);
 }
 
@@ -709,6 +728,7 @@ typedef struct {
   double qmin, qmax, rdev, rdev_var, var_last, t_last, var_first;
   size_t nq, nr, n;
   double cos0, delta; /* the start's smallest cosine; its cap's delta */
+  double beta;        /* drawn per scheme (t43_case) */
 } t43_ctx;
 
 #define T43_STOP (-1) /* output callback: Var below the floor */
@@ -883,7 +903,8 @@ static void interval_check(af_vresult *r, double qmin, double qmax,
 static int t43_case(t43_ctx *x, const af_vctx *c, af_scheme_id s, int quick)
 {
   size_t n = quick ? 6 : 16, d = 3;
-  double beta = 1;
+  /* beta log-uniform in [0.1, 8] per scheme (was 1) */
+  double beta = af_cc_draw(0.1, 8.0, 1, 4410 + (unsigned long) s);
   double floor = af_v_tol(c, "T4.3b.var_floor");
   double var_lo = af_v_tol(c, "T4.3c.var_min");
   double var_hi = af_v_tol(c, "T4.3c.var_max");
@@ -904,6 +925,7 @@ static int t43_case(t43_ctx *x, const af_vctx *c, af_scheme_id s, int quick)
                  var_hi);
   x->cos0 = cos0; /* t43_run clears x */
   x->delta = delta;
+  x->beta = beta;
   free(y);
   return rc;
 }
@@ -935,8 +957,9 @@ static void claim_t43b(af_vresult *r, const af_vctx *c, int arg)
   }
   interval_check(r, x.qmin, x.qmax, AF_CL_T43B_LOWER, AF_CL_T43B_UPPER,
                  af_v_tol(c, "T4.3b"));
-  af_v_note(r, "n=%zu d=3 beta=1 cap start; -dVar/dt scale/Var in [%.4g, "
-            "%.4g] over %zu times t in [%g, %.4g], Var %.3g..%.3g", x.n,
+  af_v_note(r, "n=%zu d=3 beta=%.4g cap start; -dVar/dt scale/Var in "
+            "[%.4g, %.4g] over %zu times t in [%g, %.4g], Var %.3g..%.3g", x.n,
+            x.beta,
             x.qmin,
             x.qmax, x.nq, x.T0, x.t_last, x.var_first, x.var_last);
   t43_hypothesis(r, x.cos0, x.delta);
@@ -955,8 +978,8 @@ static void claim_t43c(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_abs(r, 1.0 + x.rdev, 1.0, af_v_tol(c, "T4.3c"));
-  af_v_note(r, "n=%zu d=3 beta=1 cap start; max |R-1| = %.3g (at Var "
-            "%.3g) over %zu times, last t=%.4g Var %.3g", x.n, x.rdev,
+  af_v_note(r, "n=%zu d=3 beta=%.4g cap start; max |R-1| = %.3g (at Var "
+            "%.3g) over %zu times, last t=%.4g Var %.3g", x.n, x.beta, x.rdev,
             x.rdev_var, x.nr,
             x.t_last, x.var_last);
   t43_hypothesis(r, x.cos0, x.delta);
@@ -1044,7 +1067,9 @@ static void claim_p1(af_vresult *r, const af_vctx *c, int arg)
   int usa = arg;
   int quick = is_quick(c);
   size_t n = quick ? 6 : 64, K = 21;
-  double beta = quick ? 1.0 : 5.0;
+  /* quick: beta log-uniform in [0.5, 5] (was 1); full: 5 */
+  double beta = quick ? af_cc_draw(0.5, 5.0, 1, 1100 + (unsigned long) usa)
+                     : 5.0;
   double T = usa ? (quick ? 3.0 : 2.0) : (quick ? 10.0 : 20.0);
   double times[21], gam[21], gap[21];
   for (size_t k = 0; k < K; k++)
@@ -1182,7 +1207,8 @@ static void claim_p2_radial(af_vresult *r, const af_vctx *c, int arg)
 {
   af_scheme_id s = (af_scheme_id) arg;
   size_t n = 2, d = 3;
-  double beta = 1, T = 5;
+  /* beta log-uniform in [0.1, 8] per scheme (was 1) */
+  double beta = af_cc_draw(0.1, 8.0, 1, 1210 + (unsigned long) s), T = 5;
   double y[8], y0[8], obs[2 * AF_OBS_COUNT];
   gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
   if (g == NULL) {
@@ -1217,8 +1243,8 @@ static void claim_p2_radial(af_vresult *r, const af_vctx *c, int arg)
     rerr = fmax(rerr, fabs(y[n * d + j] - rp) / rp);
   double tol = af_v_tol(c, "P2.antipodal");
   af_v_rel(r, rp * (1 + rerr), rp, tol);
-  af_v_note(r, "antipodal pair beta=1 T=5: r(T) rel err %.3g vs %.17g, "
-            "direction drift %.3g", rerr, rp, drift);
+  af_v_note(r, "antipodal pair beta=%.4g T=5: r(T) rel err %.3g vs %.17g, "
+            "direction drift %.3g", beta, rerr, rp, drift);
   if (!(drift <= tol)) {
     r->status = AF_V_FAIL;
     af_v_note(r, " -- directions moved");
@@ -1312,16 +1338,21 @@ static void claim_p3(af_vresult *r, const af_vctx *c, int arg)
   if (!need_tol(r, c, "T3.1.threshold", &thr))
     return;
   af_model m;
-  af_v_model(&m, c, 8, 3, 1.0, AF_POST_LN);
+  /* beta log-uniform in [0.5, 2] (was 1).  Not [0.5, 8]: the claim also
+   * asks for one point at T = 30, and at beta = 4.63 the three starts
+   * still sit on a plateau there (max 1 - cos 1.04) while min <x_i, e_1>
+   * stays monotone; the monotonicity over [0.5, 8] is P3.scheme's. */
+  double beta = af_cc_draw(0.5, 2.0, 1, 4701);
+  af_v_model(&m, c, 8, 3, beta, AF_POST_LN);
   int rc = p3_hemisphere(&drop, &gmax, &min0, &m, 30.0, 301, seeds, 4700);
   if (rc != AF_OK) {
     af_v_error(r, rc, "P3");
     return;
   }
   af_v_ge(r, drop, 0.0, af_v_tol(c, "P3"));
-  af_v_note(r, "SA n=8 d=3 beta=1, %zu hemisphere starts (min<x_i,e1>(0) "
+  af_v_note(r, "SA n=8 d=3 beta=%.4g, %zu hemisphere starts (min<x_i,e1>(0) "
             "%.3g), T=30: worst change of min<x_i,e1> between outputs %.3g; "
-            "max 1-cos at T %.3g", seeds, min0, drop, gmax);
+            "max 1-cos at T %.3g", beta, seeds, min0, drop, gmax);
   if (!(min0 > 0)) {
     r->status = AF_V_FAIL;
     af_v_note(r, " -- hypothesis violated: min<x_i,e1>(0) = %.3g <= 0",
@@ -1455,7 +1486,9 @@ static void claim_p6(af_vresult *r, const af_vctx *c, int arg)
   if (!need_tol(r, c, "P6.token1", &tok1))
     return;
   af_model m;
-  af_v_model(&m, c, 6, 3, 1.0, AF_POST_LN);
+  /* beta log-uniform in [0.5, 8] (was 1) */
+  double beta = af_cc_draw(0.5, 8.0, 1, 4901);
+  af_v_model(&m, c, 6, 3, beta, AF_POST_LN);
   m.attn = AF_ATTN_CAUSAL;
   int rc = af_cc_causal(&gmax, &moved, &m, 60.0, seeds, 4900);
   if (rc != AF_OK) {
@@ -1463,8 +1496,9 @@ static void claim_p6(af_vresult *r, const af_vctx *c, int arg)
     return;
   }
   af_v_le(r, gmax, 0.0, af_v_tol(c, "P6"));
-  af_v_note(r, "causal SA n=6 d=3 beta=1 T=60, %zu seeds: max_k 1-<x_k(T),"
-            "x_1(0)> %.3g; token 1 moved %.3g", seeds, gmax, moved);
+  af_v_note(r, "causal SA n=6 d=3 beta=%.4g T=60, %zu seeds: max_k "
+            "1-<x_k(T),x_1(0)> %.3g; token 1 moved %.3g", beta, seeds, gmax,
+            moved);
   if (!(moved <= tok1)) {
     r->status = AF_V_FAIL;
     af_v_note(r, " -- token 1 moved");

@@ -86,4 +86,11 @@ typedef struct {
 int af_cc_t43bc(af_cc_t43bc_res *out, const af_model *m, double *y,
                 int quick, double floor, double var_lo, double var_hi);
 
+/* A point of a claim drawn from the statement's range instead of a
+ * hand-picked one (the rows that were at beta = 1): lo + (hi - lo) u, or
+ * lo (hi/lo)^u when log_scale, u the first uniform of mt19937 seeded with
+ * seed (deterministic: the level stays reproducible; the draw is in the
+ * claim's note); NAN when no generator can be allocated. */
+double af_cc_draw(double lo, double hi, int log_scale, unsigned long seed);
+
 #endif

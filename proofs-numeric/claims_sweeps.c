@@ -50,19 +50,8 @@
 #include "verify.h"
 
 /* A point of a quick row drawn from the statement's range instead of a
- * hand-picked one: lo + (hi - lo) u, or lo (hi/lo)^u when log_scale, u
- * the first uniform of mt19937 seeded with seed (deterministic: the quick
- * level stays reproducible; the draw is in the claim's note). */
-static double sw_draw(double lo, double hi, int log_scale, unsigned long seed)
-{
-  gsl_rng *g = gsl_rng_alloc(gsl_rng_mt19937);
-  if (g == NULL)
-    return NAN; /* the claim's run then fails with AF_EINVAL */
-  gsl_rng_set(g, seed);
-  double u = gsl_rng_uniform(g);
-  gsl_rng_free(g);
-  return log_scale ? lo * pow(hi / lo, u) : lo + (hi - lo) * u;
-}
+ * hand-picked one: af_cc_draw (claims_cluster.h). */
+#define sw_draw af_cc_draw
 
 /* ------------------------------------------------------------ T3.1 */
 
