@@ -128,6 +128,7 @@ AF_CLAIM_TABLE(af_claims_userscheme)
 int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
                          const af_vctx *c);
 AF_CLAIM_TABLE(af_claims_flow)
+AF_CLAIM_TABLE(af_claims_staircase)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */
