@@ -128,9 +128,9 @@ static void claim_staircase(af_vresult *r, const af_vctx *c, int arg)
     nev++;
   }
   size_t want = quick ? 1 : whole ? SC_N - 1 : 3;
-  af_v_note(r, "%s, Post-LN beta=%g, 64 bits, order %u, t-max %g: %lu "
-            "steps, peak radius %.2g; ", quick ? "angles 0, 0.5" : "C2 start",
-            beta, res.order, tmax, res.steps, res.peak_rad);
+  af_v_note(r, "%s, beta=%g, t<=%g: %lu steps, peak radius %.1g; merge "
+            "[lo, hi], MPFR: ", quick ? "angles 0, 0.5" : "C2", beta, tmax,
+            res.steps, res.peak_rad);
   /* the MPFR grid over every interval */
   size_t cap = 1, ng = 0;
   for (size_t k = 0; k < nev; k++)
@@ -192,13 +192,10 @@ static void claim_staircase(af_vresult *r, const af_vctx *c, int arg)
     if (isnan(tmp))
       ok = 0;
     bad |= !ok;
-    af_v_note(r, "%d -> %d at t in [%.6g, %.6g] (width %.3g), MPFR %.6g "
-              "(grid 1/256): %s; ", target + 1, target, res.merge_lo[k],
-              res.merge_hi[k], res.merge_hi[k] - res.merge_lo[k], tmp,
-              ok ? "inside" : "OUTSIDE");
+    af_v_note(r, "%d->%d [%.6g, %.6g] MPFR %.6g %s; ", target + 1, target,
+              res.merge_lo[k], res.merge_hi[k], tmp, ok ? "in" : "OUT");
   }
-  af_v_note(r, "%zu of %zu merges enclosed (largest width %.3g <= %g)", nev,
-            want, wmax, tol);
+  af_v_note(r, "%zu of %zu enclosed, width <= %.3g", nev, want, wmax);
   free(g);
   free(cnt);
   free(first);
