@@ -483,7 +483,6 @@ int af_certify(af_certify_result *res, const double *y,
           arf_set(tend, th);
         arf_clear(th);
       }
-      double t0d = arf_get_d(t, ARF_RND_DOWN);
       if (res->steps + res->rejected >= maxsteps) {
         why = "steps";
         break;
@@ -521,8 +520,9 @@ int af_certify(af_certify_result *res, const double *y,
       af_vode_get_time(t, v);
       double td = arf_get_d(t, ARF_RND_NEAR);
       if (merges) {
-        /* lo rounded down, hi rounded up: the step's exact ends */
-        af_merge_track_step(&mt, af_vode_apriori(v), Y, t0d,
+        /* the step's exact end, rounded down for lo and up for hi */
+        af_merge_track_step(&mt, af_vode_apriori(v), Y,
+                            arf_get_d(t, ARF_RND_DOWN),
                             arf_get_d(t, ARF_RND_UP), prec);
         mdone = af_merge_track_done(&mt);
       }

@@ -84,9 +84,8 @@ void af_merge_track_start(af_merge_track *m, arb_srcptr theta, long prec)
 }
 
 void af_merge_track_step(af_merge_track *m, arb_srcptr A, arb_srcptr Y,
-                         double t0, double t1, long prec)
+                         double t1_down, double t1_up, long prec)
 {
-  (void) t0;
   arb_t g;
   arb_init(g);
   size_t p = 0;
@@ -97,9 +96,9 @@ void af_merge_track_step(af_merge_track *m, arb_srcptr A, arb_srcptr Y,
         af_close_pair_gap(g, A, i, j, m->d, prec);
       if (!m->lofix[p]) {
         if (arb_gt(g, m->eta))
-          m->lo[p] = t1; /* > eta on the whole step, and before it */
+          m->lo[p] = t1_down; /* > eta on the whole step, and before */
         else
-          m->lofix[p] = 1; /* lo stays the step's start t0 */
+          m->lofix[p] = 1; /* lo stays the step's start */
       }
       if (had_hi) {
         if (m->stays[p] && !arb_lt(g, m->eta))
@@ -107,7 +106,7 @@ void af_merge_track_step(af_merge_track *m, arb_srcptr A, arb_srcptr Y,
       } else {
         af_close_pair_gap(g, Y, i, j, m->d, prec);
         if (arb_lt(g, m->eta)) {
-          m->hi[p] = t1;
+          m->hi[p] = t1_up;
           m->stays[p] = 1;
         }
       }

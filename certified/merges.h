@@ -23,10 +23,11 @@ int af_merge_track_init(af_merge_track *m, size_t n, size_t d,
 void af_merge_track_clear(af_merge_track *m);
 /* The start (balls theta at t = 0). */
 void af_merge_track_start(af_merge_track *m, arb_srcptr theta, long prec);
-/* One accepted step [t0, t1]: A its a-priori enclosure, Y the state at
- * t1 (directions first). */
+/* One accepted step ending at the exact time t1 (t1_down <= t1 <=
+ * t1_up, doubles): A its a-priori enclosure, Y the state at t1
+ * (directions first). */
 void af_merge_track_step(af_merge_track *m, arb_srcptr A, arb_srcptr Y,
-                         double t0, double t1, long prec);
+                         double t1_down, double t1_up, long prec);
 /* 1 when the last merge (into one cluster) is enclosed. */
 int af_merge_track_done(const af_merge_track *m);
 /* The events from the pair bounds (Kruskal on lo and on hi): lo[k],
