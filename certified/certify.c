@@ -28,6 +28,7 @@
 #include "certify.h"
 #include "flow.h"
 #include "lohner.h"
+#include "merges.h"
 
 const char *af_certify_status_name(af_certify_status s)
 {
@@ -76,8 +77,15 @@ void af_certify_result_free(af_certify_result *res)
   free(res->ball_t);
   free(res->mid);
   free(res->rad);
+  free(res->pair_lo);
+  free(res->pair_hi);
+  free(res->pair_stays);
+  free(res->merge_lo);
+  free(res->merge_hi);
   res->dump = NULL;
   res->ball_t = res->mid = res->rad = NULL;
+  res->pair_lo = res->pair_hi = res->merge_lo = res->merge_hi = NULL;
+  res->pair_stays = NULL;
 }
 
 static int fail(af_certify_result *res, int rc, const char *fmt, ...)
@@ -212,6 +220,15 @@ static int check_opts(af_certify_result *res, const double *y,
   if (!(o->max_rad >= 0) || !isfinite(o->max_rad))
     return fail(res, AF_EINVAL, "max radius %g: must be finite and >= 0 "
                 "(0: the default)", o->max_rad);
+  if (!(o->merge_cos >= 0 && o->merge_cos < 1))
+    return fail(res, AF_EINVAL, "merge threshold cos = %g: must be in (0, "
+                "1) (0: no merge enclosures)", o->merge_cos);
+  if (!(o->h_max >= 0) || !isfinite(o->h_max))
+    return fail(res, AF_EINVAL, "largest step %g: must be finite and >= 0 "
+                "(0: no limit)", o->h_max);
+  if (o->merge_cos > 0 && o->property_cap)
+    return fail(res, AF_EINVAL, "merge enclosures and --property cap are "
+                "separate runs");
   if (o->ntimes && o->times == NULL)
     return fail(res, AF_EINVAL, "output times missing");
   if (o->ntimes > AF_CERTIFY_TIMES_MAX)
@@ -407,6 +424,17 @@ int af_certify(af_certify_result *res, const double *y,
       else
         af_lohner_init(L, Y);
     }
+    /* the merge enclosures of the staircase (theorems.md C-merge) */
+    af_merge_track mt;
+    memset(&mt, 0, sizeof mt);
+    int merges = o->merge_cos > 0;
+    if (rc == AF_OK && merges) {
+      rc = af_merge_track_init(&mt, n, d, o->merge_cos);
+      if (rc == AF_OK)
+        af_merge_track_start(&mt, Y, prec);
+    }
+    res->peak_rad = res->start_rad;
+    int mdone = 0; /* every merge enclosed */
     unsigned long maxsteps = o->max_steps ? o->max_steps : 200000UL;
     /* the width at which to give up: 1e-3 for balls; 0.1 for a set
      * carried by Lohner's doubleton, whose first-order part is exact (a
@@ -430,7 +458,12 @@ int af_certify(af_certify_result *res, const double *y,
     /* C-refute: the smallest lower bound of max 1 - cos over the a-priori
      * enclosures of the steps so far (every t in [0, t]) */
     double gap_lo = INFINITY;
-    while (rc == AF_OK && lem == AF_CLOSE_NONE && why == NULL) {
+    if (lem != AF_CLOSE_NONE)
+      res->t_star = 0;
+    if (merges && rc == AF_OK)
+      mdone = af_merge_track_done(&mt);
+    while (rc == AF_OK && (lem == AF_CLOSE_NONE || (merges && !mdone))
+           && why == NULL) {
       af_vode_get_time(t, v);
       if (arf_cmp_d(t, o->t_max) >= 0) {
         why = "horizon";
@@ -441,6 +474,15 @@ int af_certify(af_certify_result *res, const double *y,
         arf_set_d(tend, o->times[k]);
       if (mix && !after && arf_cmp(tauf, tend) < 0)
         arf_set(tend, tauf);
+      if (o->h_max > 0) {
+        arf_t th;
+        arf_init(th);
+        arf_set_d(th, o->h_max);
+        arf_add(th, th, t, ARF_PREC_EXACT, ARF_RND_DOWN);
+        if (arf_cmp(th, tend) < 0)
+          arf_set(tend, th);
+        arf_clear(th);
+      }
       if (res->steps + res->rejected >= maxsteps) {
         why = "steps";
         break;
@@ -477,6 +519,13 @@ int af_certify(af_certify_result *res, const double *y,
       }
       af_vode_get_time(t, v);
       double td = arf_get_d(t, ARF_RND_NEAR);
+      if (merges) {
+        /* the step's exact end, rounded down for lo and up for hi */
+        af_merge_track_step(&mt, af_vode_apriori(v), Y,
+                            arf_get_d(t, ARF_RND_DOWN),
+                            arf_get_d(t, ARF_RND_UP), prec);
+        mdone = af_merge_track_done(&mt);
+      }
       for (; k < o->ntimes && arf_cmp_d(t, o->times[k]) >= 0 && rc == AF_OK;
            k++)
         rc = record(res, k, td, Y);
@@ -484,13 +533,37 @@ int af_certify(af_certify_result *res, const double *y,
         after = 1;
         rc = af_vode_set_tape(v, &tp);
       }
-      if (max_rad(Y, dim) > maxr) {
+      double mr = max_rad(Y, dim);
+      if (mr > res->peak_rad || isnan(mr))
+        res->peak_rad = mr;
+      if (mr > maxr) {
         why = "width";
         break;
       }
-      if (!mix || after)
+      if ((!mix || after) && lem == AF_CLOSE_NONE) {
         lem = closing(res, Y, o, identity, prec);
+        if (lem != AF_CLOSE_NONE)
+          res->t_star = td;
+      }
     }
+    if (merges && rc == AF_OK) {
+      res->npairs = mt.npairs;
+      res->pair_lo = malloc(mt.npairs * sizeof *res->pair_lo);
+      res->pair_hi = malloc(mt.npairs * sizeof *res->pair_hi);
+      res->pair_stays = malloc(mt.npairs * sizeof *res->pair_stays);
+      res->merge_lo = malloc((n - 1) * sizeof *res->merge_lo);
+      res->merge_hi = malloc((n - 1) * sizeof *res->merge_hi);
+      if (!res->pair_lo || !res->pair_hi || !res->pair_stays
+          || !res->merge_lo || !res->merge_hi)
+        rc = AF_ENOMEM;
+      else {
+        memcpy(res->pair_lo, mt.lo, mt.npairs * sizeof *mt.lo);
+        memcpy(res->pair_hi, mt.hi, mt.npairs * sizeof *mt.hi);
+        memcpy(res->pair_stays, mt.stays, mt.npairs * sizeof *mt.stays);
+        af_merge_events(res->merge_lo, res->merge_hi, &mt);
+      }
+    }
+    af_merge_track_clear(&mt);
     af_vode_get_time(t, v);
     res->t_end = arf_get_d(t, ARF_RND_NEAR);
     res->final_rad = max_rad(Y, dim);
@@ -536,7 +609,8 @@ int af_certify(af_certify_result *res, const double *y,
     if (rc == AF_OK && lem != AF_CLOSE_NONE) {
       res->status = AF_CERTIFY_CERTIFIED;
       res->lemma = lem;
-      res->t_star = res->t_end;
+      if (!merges)
+        res->t_star = res->t_end;
     } else if (rc == AF_OK && o->property_cap && strcmp(why, "horizon") == 0
                && gap_lo > dmax) {
       /* every t in [0, t_max] lies in a step whose a-priori enclosure

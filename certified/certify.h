@@ -93,6 +93,13 @@ typedef struct {
                           cap lemma then closes, every scheme), refuted
                           when max 1 - cos > delta_max is proven on the
                           a-priori enclosure of every step of [0, t_max] */
+  double merge_cos;    /* in (0, 1): also enclose the merge times of the
+                          staircase (theorems.md C-merge): a pair is merged
+                          once 1 - <theta_i, theta_j> < eta = 1 - merge_cos;
+                          the run does not stop at T* but goes on until
+                          every merge is enclosed (or t_max); 0 = off     */
+  double h_max;        /* > 0: no step longer than this (narrower merge
+                          intervals); 0 = no limit                        */
 } af_certify_opts;
 
 /* Defaults as documented above. */
@@ -124,6 +131,21 @@ typedef struct {
                          (upper bounds, + the midpoint's rounding)        */
   char **dump;        /* nballs x dim exact balls (arb_dump_str format)  */
   double w[16];       /* P3h: the vector w (first min(d, 16) entries)   */
+  /* merge_cos > 0 (theorems.md C-merge), pairs (i < j) in the order
+   * (0,1), (0,2), ..., (n-2,n-1): */
+  size_t npairs;
+  double *pair_lo;    /* 1 - cos > eta proven on every a-priori enclosure
+                         of [0, pair_lo] (pair_lo = t_end: never failed) */
+  double *pair_hi;    /* first step end with 1 - cos < eta proven in the
+                         ball (INFINITY: not by t_end)                   */
+  int *pair_stays;    /* 1: 1 - cos < eta proven on every a-priori
+                         enclosure from pair_hi to t_end                 */
+  double *merge_lo, *merge_hi; /* n - 1 events: merge k (k = 0 .. n-2) is
+                         the first time the pairs merged so far join the
+                         tokens into at most n - 1 - k clusters; it lies
+                         in [merge_lo[k], merge_hi[k]] (hi INFINITY: not
+                         enclosed by t_end)                              */
+  double peak_rad;    /* largest ball radius at any step end            */
 } af_certify_result;
 
 /* Certify the start y (af_state_size(n, d) doubles, src/ layout:

@@ -135,6 +135,15 @@ void af_close_gap_lower(double *lower, arb_srcptr theta, size_t n, size_t d,
   arb_clear(x);
 }
 
+void af_close_pair_gap(arb_t g, arb_srcptr theta, size_t i, size_t j,
+                       size_t d, long prec)
+{
+  arb_t x;
+  arb_init(x);
+  pair_gap(g, x, theta, i, j, d, prec);
+  arb_clear(x);
+}
+
 void af_close_norm_bound(arb_t out, arb_srcptr M, size_t d, long prec)
 {
   arb_t f, a, r1, ri, t;

@@ -63,6 +63,12 @@ void af_close_cap(int *ok, double *gap, double *delta_max, arb_srcptr theta,
 void af_close_gap_lower(double *lower, arb_srcptr theta, size_t n, size_t d,
                         long prec);
 
+/* g = 1 - <theta_i, theta_j> as the ball |theta_i - theta_j|^2 / 2 (the
+ * arithmetic of the cap and refutation tests; theta contains unit
+ * vectors): the pair gap of the merge enclosures (merges.c). */
+void af_close_pair_gap(arb_t g, arb_srcptr theta, size_t i, size_t j,
+                       size_t d, long prec);
+
 /* Upper bound of the spectral norm of the d x d ball matrix M:
  * min(Frobenius norm, sqrt(|M|_1 |M|_inf)). */
 void af_close_norm_bound(arb_t out, arb_srcptr M, size_t d, long prec);

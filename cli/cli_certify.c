@@ -22,6 +22,7 @@ static const char *const certify_help =
     "                        [--init-radius EPS] [--times LIST]\n"
     "                        [--max-steps N] [--json PATH] [--no-wrap]\n"
     "                        [--max-radius R] [--property cap]\n"
+    "                        [--merges COS [--merges-csv PATH]] [--max-step H]\n"
     "\n"
     "Tries to prove, in ball arithmetic (Arb), that the exact solution of the\n"
     "n-particle flow from the given start converges to one cluster: a\n"
@@ -62,6 +63,14 @@ static const char *const certify_help =
     "                    [0, t-max] (the hemisphere test is not used)\n"
     "  --no-wrap         with --init-radius: carry the set as boxes, without\n"
     "                    Lohner's QR doubleton (for comparison)\n"
+    "  --merges COS      also enclose the merge times of the staircase\n"
+    "                    (theorems.md C-merge): a pair is merged once its\n"
+    "                    cosine exceeds COS (e.g. 0.9999, figure c2); every\n"
+    "                    merge into fewer clusters gets a proven interval\n"
+    "                    [t_lo, t_hi]; the run goes on past T* until the last\n"
+    "                    merge is enclosed or t-max\n"
+    "  --merges-csv PATH write the merge intervals as CSV (figure c2)\n"
+    "  --max-step H      no step longer than H (narrower merge intervals)\n"
     "\n"
     "A spec'd scheme (--scheme-def) is refused: the tape and the closing\n"
     "lemmas are written for the six built-in schemes.\n"
@@ -74,7 +83,8 @@ static const char *const certify_help =
 
 enum { O_SCHEME, O_INIT, O_N, O_D, O_SEED, O_BETA, O_WEIGHTS, O_R0, O_ALPHA,
        O_DECAY, O_TAU, O_TMAX, O_PREC, O_ORDER, O_IRAD, O_TIMES, O_STEPS,
-       O_JSON, O_HELP, O_NOWRAP, O_MAXRAD, O_PROP, O_SCHEMEDEF, O_COUNT };
+       O_JSON, O_HELP, O_NOWRAP, O_MAXRAD, O_PROP, O_SCHEMEDEF, O_MERGES,
+       O_MCSV, O_HMAX, O_COUNT };
 
 static const af_cli_opt certify_opts[] = {
     [O_SCHEME] = {"scheme", 1}, [O_INIT] = {"init", 1}, [O_N] = {"n", 1},
@@ -89,6 +99,8 @@ static const af_cli_opt certify_opts[] = {
     [O_PROP] = {"property", 1},
     /* accepted only to refuse it with the reason */
     [O_SCHEMEDEF] = {"scheme-def", 1},
+    [O_MERGES] = {"merges", 1},
+    [O_MCSV] = {"merges-csv", 1}, [O_HMAX] = {"max-step", 1},
     [O_COUNT] = {NULL, 0}};
 
 /* n rows and d fields of a CSV start ('#' comments and blank lines
@@ -181,6 +193,35 @@ static int write_json(FILE *f, void *vctx)
                  "\"delta_max_upper_bound\": %.17g}", r->hyp, r->hyp_bound) < 0;
   else
     e |= fprintf(f, "null") < 0;
+  if (r->merge_lo) {
+    size_t n = c->o->n;
+    e |= fprintf(f, ",\n \"merges\": {\"cos_threshold\": %.17g, "
+                 "\"definition\": \"pair (i, j) merged at the first t with 1 - "
+                 "<theta_i, theta_j> < 1 - cos_threshold; merge k: the first t "
+                 "at which the merged pairs join the tokens into at most n - 1 "
+                 "- k clusters (theorems.md C-merge)\", \"events\": [",
+                 c->o->merge_cos) < 0;
+    for (size_t k = 0; k + 1 < n; k++) {
+      e |= fprintf(f, "%s{\"clusters_from\": %zu, \"clusters_to\": %zu, "
+                   "\"t_lo\": ", k ? ", " : "", n - k, n - 1 - k) < 0;
+      e |= af_out_json_double(f, r->merge_lo[k]) != AF_OK;
+      e |= fprintf(f, ", \"t_hi\": ") < 0;
+      e |= af_out_json_double(f, r->merge_hi[k] < INFINITY ? r->merge_hi[k] : NAN) != AF_OK;
+      e |= fprintf(f, "}") < 0;
+    }
+    e |= fprintf(f, "],\n  \"pairs\": [") < 0;
+    size_t p = 0;
+    for (size_t i = 0; i < n; i++)
+      for (size_t j = i + 1; j < n; j++, p++) {
+        e |= fprintf(f, "%s{\"i\": %zu, \"j\": %zu, \"t_lo\": ", p ? ", " : "",
+                     i + 1, j + 1) < 0;
+        e |= af_out_json_double(f, r->pair_lo[p]) != AF_OK;
+        e |= fprintf(f, ", \"t_hi\": ") < 0;
+        e |= af_out_json_double(f, r->pair_hi[p] < INFINITY ? r->pair_hi[p] : NAN) != AF_OK;
+        e |= fprintf(f, ", \"stays_merged\": %s}", r->pair_stays[p] ? "true" : "false") < 0;
+      }
+    e |= fprintf(f, "], \"peak_radius\": %.17g}", r->peak_rad) < 0;
+  }
   e |= fprintf(f, ",\n \"statistics\": {\"steps\": %lu, \"rejected\": %lu, "
                "\"order\": %u, \"precision\": %ld, \"start_radius\": %.17g, "
                "\"final_radius\": %.17g, \"field_max\": %.17g, "
@@ -248,7 +289,7 @@ int af_cli_certify(int argc, char **argv)
   size_t n = 0, d = 0;
   unsigned long seed = 1, steps = 0, prec = 64, order = 0;
   double beta = 1, r0 = 1, alpha = 1, decay = 0, tau = 1, tmax = 64, irad = 0;
-  double maxrad = 0;
+  double maxrad = 0, mcos = 0, hmax = 0;
   double *times = NULL;
   size_t ntimes = 0;
   if ((a[O_N] && !af_cli_size(&n, "n", a[O_N]))
@@ -265,12 +306,31 @@ int af_cli_certify(int argc, char **argv)
       || (a[O_IRAD] && !af_cli_double(&irad, "init-radius", a[O_IRAD]))
       || (a[O_MAXRAD] && !af_cli_double(&maxrad, "max-radius", a[O_MAXRAD]))
       || (a[O_STEPS] && !af_cli_ulong(&steps, "max-steps", a[O_STEPS]))
+      || (a[O_MERGES] && !af_cli_double(&mcos, "merges", a[O_MERGES]))
+      || (a[O_HMAX] && !af_cli_double(&hmax, "max-step", a[O_HMAX]))
       || (a[O_TIMES] && !af_cli_double_list(&times, &ntimes, "times", a[O_TIMES])))
     return AF_EXIT_USAGE;
   if (a[O_PROP] && strcmp(a[O_PROP], "cap") != 0) {
     af_cli_error("certify: --property '%s': the one refutable property "
                  "stated is 'cap' (the flow enters the cap of T4.3 by "
                  "t-max)", a[O_PROP]);
+    free(times);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_MERGES] && !(mcos > 0 && mcos < 1)) {
+    af_cli_error("certify: --merges %s: the merge threshold is a cosine in "
+                 "(0, 1), e.g. 0.9999", a[O_MERGES]);
+    free(times);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_MCSV] && !a[O_MERGES]) {
+    af_cli_error("certify: --merges-csv needs --merges COS");
+    free(times);
+    return AF_EXIT_USAGE;
+  }
+  if (a[O_HMAX] && !(hmax > 0 && isfinite(hmax))) {
+    af_cli_error("certify: --max-step %s: must be a finite step > 0",
+                 a[O_HMAX]);
     free(times);
     return AF_EXIT_USAGE;
   }
@@ -420,6 +480,8 @@ int af_cli_certify(int argc, char **argv)
   o.no_wrap = nowrap;
   o.max_rad = maxrad;
   o.property_cap = a[O_PROP] != NULL;
+  o.merge_cos = mcos;
+  o.h_max = hmax;
   o.times = times;
   o.ntimes = ntimes;
   int rc = af_certify(&res, y, &o);
@@ -448,6 +510,50 @@ int af_cli_certify(int argc, char **argv)
          res.t_end, res.start_rad);
   printf("steps: %lu (rejected %lu), order %u, %lu bits, %.2f s CPU\n",
          res.steps, res.rejected, res.order, prec, res.cpu_seconds);
+  if (res.merge_lo) {
+    printf("merges (a pair merged once cos > %.17g; theorems.md C-merge), "
+           "peak radius %.3g:\n", mcos, res.peak_rad);
+    for (size_t k = 0; k + 1 < n; k++) {
+      if (res.merge_hi[k] < INFINITY)
+        printf("  %zu -> %zu clusters: t in [%.10g, %.10g], width %.3g\n",
+               n - k, n - 1 - k, res.merge_lo[k], res.merge_hi[k],
+               res.merge_hi[k] - res.merge_lo[k]);
+      else
+        printf("  %zu -> %zu clusters: t >= %.10g (not enclosed by t = %.10g)"
+               "\n", n - k, n - 1 - k, res.merge_lo[k], res.t_end);
+    }
+    int allstay = 1;
+    for (size_t q = 0; q < res.npairs; q++)
+      if (res.pair_hi[q] < INFINITY && !res.pair_stays[q])
+        allstay = 0;
+    printf("  every merged pair stays merged to t = %.10g: %s\n", res.t_end,
+           allstay ? "proven" : "not proven for every pair");
+  }
+  if (a[O_MCSV] && res.merge_lo) {
+    FILE *mf = fopen(a[O_MCSV], "w");
+    int bad = mf == NULL;
+    if (mf) {
+      bad |= fprintf(mf, "# command: attnflow certify") < 0;
+      for (int i = 1; i < argc; i++)
+        bad |= fprintf(mf, " %s", argv[i]) < 0;
+      bad |= fprintf(mf, "\n# merge k of the staircase (a pair merged once "
+                     "cos > %.17g) lies in [t_lo, t_hi] (theorems.md C-merge); "
+                     "%lu steps, %ld bits, order %u, peak radius %.3g, "
+                     "%.1f s CPU\nclusters_from,clusters_to,t_lo,t_hi\n",
+                     mcos, res.steps, (long) prec, res.order, res.peak_rad,
+                     res.cpu_seconds) < 0;
+      for (size_t k = 0; k + 1 < n; k++)
+        bad |= fprintf(mf, "%zu,%zu,%.17g,%.17g\n", n - k, n - 1 - k,
+                       res.merge_lo[k], res.merge_hi[k] < INFINITY
+                       ? res.merge_hi[k] : NAN) < 0;
+      bad |= fclose(mf) != 0;
+    }
+    if (bad) {
+      af_cli_error("certify: cannot write %s", a[O_MCSV]);
+      ex = AF_EXIT_FAIL;
+      goto done;
+    }
+  }
   if (a[O_JSON]) {
     rc = af_prov_add_head(&prov, argc, argv);
     json_ctx jc = {&res, &o, a[O_SCHEME], init, r0, &prov};

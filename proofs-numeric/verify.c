@@ -348,6 +348,7 @@ static const struct {
   {af_claims_mptaylor, &af_claims_mptaylor_count},
   {af_claims_flow, &af_claims_flow_count},
   {af_claims_u3mp, &af_claims_u3mp_count},
+  {af_claims_staircase, &af_claims_staircase_count},
 };
 
 size_t af_claims_all(const af_claim **out, size_t cap)

@@ -132,6 +132,7 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
                          const af_vctx *c);
 AF_CLAIM_TABLE(af_claims_flow)
 AF_CLAIM_TABLE(af_claims_u3mp)
+AF_CLAIM_TABLE(af_claims_staircase)
 
 /* Expected status of a certified claim in this build: certified with Arb,
  * could-not-certify without. */

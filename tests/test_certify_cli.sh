@@ -65,6 +65,17 @@ if "$AF" certify --scheme post-ln --init angles:0,1.7,3.6 --init-radius 1e-6 >"$
 else
   notok "set of starts" "$(tr '\n' '|' <"$tmp/stdout")"
 fi
+if "$AF" certify --scheme post-ln --init angles:0,0.5 --merges 0.9999 --merges-csv "$tmp/m.csv" \
+     --json "$tmp/m.json" >"$tmp/stdout" 2>&1 \
+   && grep -q '^  2 -> 1 clusters: t in \[' "$tmp/stdout" \
+   && grep -q '^2,1,' "$tmp/m.csv" && grep -q '"merges": {"cos_threshold"' "$tmp/m.json"; then
+  ok "merge enclosure (--merges): the one merge of two tokens, CSV and proof log"
+else
+  notok "merge enclosure" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+bad "merge threshold outside (0, 1)" 2 certify --scheme post-ln --init angles:0,0.5 --merges 1.5
+bad "--merges-csv without --merges" 2 certify --scheme post-ln --init angles:0,0.5 --merges-csv x.csv
+bad "non-positive --max-step" 2 certify --scheme post-ln --init angles:0,0.5 --max-step 0
 bad "unknown property" 2 certify --scheme post-ln --init angles:0,0.3 --property hemisphere
 bad "negative max radius" 2 certify --scheme post-ln --init angles:0,0.3 --max-radius -1
 printf '1,0\n0,1.5\n' >"$tmp/off.csv"

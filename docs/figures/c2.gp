@@ -4,8 +4,12 @@
 # adaptive rk8pd and a tight rk8pd reference, on a linear time axis so that
 # the two-cluster plateau shows; the last merge of each run is marked at
 # the first output time with one cluster (read from the data).
-# Data: attnflow figure c2.
+# Data: attnflow figure c2.  The certified merge intervals (theorems.md
+# C-merge), when the file exists: c2_merges.csv of 'attnflow certify
+# --merges 0.9999 --merges-csv' (docs/certify.md), shaded in green with
+# their numbers in panel (b).
 if (!exists("datafile")) datafile = "c2.csv"
+if (!exists("mergesfile")) mergesfile = "c2_merges.csv"
 if (!exists("outbase")) outbase = "c2"
 load "common.gp"
 set linetype 8 lc rgb "#D55E00" lw 2 dt 2
@@ -25,6 +29,11 @@ do for [w in araw] { angles = angles.(angles eq "" ? "" : ", ").sprintf("%g", w 
 # A thin dotted vertical line at t in colour col (behind the data).
 mark(t, col) = sprintf("set arrow from %g, graph 0 to %g, graph 1 nohead back lc rgb '%s' lw 1 dt 3", t, t, col)
 marklabel(t, txt, y) = sprintf("set label '%s' at %g, graph %g right offset -0.5, 0", txt, t, y)
+# Certified merges: words "from to lo hi" per merge (empty without the file).
+mraw = system("test -f ".mergesfile." && grep -v '^#' ".mergesfile." | tail -n +2 | tr ',' ' '")
+nmerge = words(mraw) / 4
+band(lo, hi) = sprintf("set object rect from %.17g, graph 0 to %.17g, graph 1 back fc rgb '#009E73' fs solid 0.5 noborder", lo, hi)
+bandline(t) = sprintf("set arrow from %.17g, graph 0 to %.17g, graph 1 nohead back lc rgb '#009E73' lw 1", t, t)
 do for [fmt in "png svg"] {
   eval (fmt eq "png" ? termpng(1500, 1100) : termsvg(1500, 1100))
   set output outbase.".".fmt
@@ -42,7 +51,13 @@ do for [fmt in "png svg"] {
   set key off
   plot for [j=1:5] datafile using "t":"angle".j."_ref" with lines lt 10 notitle, \
        for [j=1:5] datafile using "t":"angle".j."_layers_h0.1" with lines lt 8 notitle
-  set title "(b) number of clusters (cos > 0.9999), log t"
+  set title "(b) number of clusters (cos > 0.9999), log t".(nmerge > 0 ? "\ngreen: certified merge intervals [t_{lo}, t_{hi}] (ball arithmetic, C-merge)" : "")
+  do for [k=1:nmerge] {
+    lo = word(mraw, 4 * k - 1) + 0; hi = word(mraw, 4 * k) + 0
+    eval band(lo, hi)
+    eval bandline(0.5 * (lo + hi))
+    set label sprintf("%s→%s: [%.4f, %.4f]", word(mraw, 4 * k - 3), word(mraw, 4 * k - 2), lo, hi) at graph 0.97, graph 0.75 - 0.06 * k right font ",11" tc rgb "#00704F"
+  }
   set ylabel "clusters"
   set yrange [0.5:5.5]
   set logscale x
@@ -54,6 +69,10 @@ do for [fmt in "png svg"] {
        datafile using "t":"clusters_rk8pd" with steps lt 10 title "rk8pd", \
        datafile using "t":"clusters_ref" with steps lt 11 title "reference"
   unset label
+  unset object
+  unset arrow
+  if (tref < 1e30) { eval mark(tref, "#0072B2") }
+  if (tlay < 1e30) { eval mark(tlay, "#D55E00") }
   unset logscale x
   set xrange [0:tmax]
   set title "(c) energy E = n^{−2} Σ_{jk} e^{β⟨θ_j, θ_k⟩}"

@@ -37,7 +37,8 @@ class CertifyOpts(Structure):
                 ("init_radius", c_double), ("max_rad", c_double),
                 ("times", DP), ("ntimes", c_size_t),
                 ("drop_remainder", c_int), ("h_fixed", c_double),
-                ("no_wrap", c_int), ("property_cap", c_int)]
+                ("no_wrap", c_int), ("property_cap", c_int),
+                ("merge_cos", c_double), ("h_max", c_double)]
 
 
 class CertifyResult(Structure):
@@ -51,7 +52,9 @@ class CertifyResult(Structure):
                 ("order", c_uint), ("reason", c_char * 320),
                 ("dim", c_size_t), ("nballs", c_size_t), ("ball_t", DP),
                 ("mid", DP), ("rad", DP), ("dump", POINTER(c_char_p)),
-                ("w", c_double * 16)]
+                ("w", c_double * 16), ("npairs", c_size_t),
+                ("pair_lo", DP), ("pair_hi", DP), ("pair_stays", POINTER(c_int)),
+                ("merge_lo", DP), ("merge_hi", DP), ("peak_rad", c_double)]
 
 
 _lib.lib.af_certify_opts_init.restype = None
@@ -70,13 +73,17 @@ _lib.lib.af_close_lemma_name.argtypes = [c_int]
 
 def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
             tau=1.0, t_max=64.0, precision=64, init_radius=0.0, times=(),
-            wrap=True, property_cap=False, max_radius=0.0):
+            wrap=True, property_cap=False, max_radius=0.0, merge_cos=0.0,
+            max_step=0.0):
     """Try to certify that the flow from start converges to one cluster.
 
     init_radius > 0 certifies the set of starts within it (carried by
     Lohner's QR doubleton unless wrap=False); property_cap=True decides
     the refutable property 'the flow enters the cap of T4.3 by t_max'
-    (status 'certified' or 'refuted', theorems.md C-refute)."""
+    (status 'certified' or 'refuted', theorems.md C-refute); merge_cos in
+    (0, 1) also encloses the merge times of the staircase (theorems.md
+    C-merge): "merges" is a list of (clusters_from, clusters_to, t_lo,
+    t_hi), t_hi = inf when not enclosed by the end of the run."""
     th = np.ascontiguousarray(start, dtype=np.float64)
     if th.ndim != 2:
         raise ValueError("start: an n x d array of unit rows")
@@ -92,6 +99,7 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
     o.t_max, o.prec, o.init_radius = t_max, int(precision), init_radius
     o.no_wrap, o.property_cap = int(not wrap), int(bool(property_cap))
     o.max_rad = max_radius
+    o.merge_cos, o.h_max = merge_cos, max_step
     o.times = tt.ctypes.data_as(DP) if tt.size else None
     o.ntimes = tt.size
     r = CertifyResult()
@@ -113,6 +121,10 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
             "mid": np.ctypeslib.as_array(r.mid, (nb, dim)).copy(),
             "rad": np.ctypeslib.as_array(r.rad, (nb, dim)).copy(),
         }
+        if r.merge_lo:
+            out["merges"] = [(n - k, n - 1 - k, r.merge_lo[k], r.merge_hi[k])
+                             for k in range(n - 1)]
+            out["peak_radius"] = r.peak_rad
     finally:
         _lib.lib.af_certify_result_free(r)
     return out

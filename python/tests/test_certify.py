@@ -52,3 +52,10 @@ def test_set_of_starts_wrapped_tighter():
     b = _run(_angles([0, 1.7, 3.6]), "post-ln", wrap=False, **kw)
     assert a["status"] == b["status"] == "certified"
     assert a["final_radius"] < b["final_radius"]
+
+
+def test_merge_enclosure_two_tokens():
+    # theorems.md C-merge: the one merge of two tokens at cos > 0.9999
+    r = _run(_angles([0, 0.5]), "post-ln", t_max=16, merge_cos=0.9999)
+    (f, t, lo, hi), = r["merges"]
+    assert (f, t) == (2, 1) and 3 < lo <= hi < 4 and hi - lo < 1
