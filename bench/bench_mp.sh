@@ -19,6 +19,8 @@
 #   SCHEMES    default "post-ln"; "all": the six schemes
 #   SEEDS      seeds of the Gaussian starts   (default "1 2"; empty: none)
 #   METHOD     our method (default mp-taylor, the fastest: docs/performance.md)
+#   METHODS    several of our methods, each timed on every start (default:
+#              METHOD); the ratios are the peer's time over each method's
 #   REF_METHOD method of the reference (default mp-gbs; the check run,
 #              REF_CHECK, uses the other of mp-taylor and mp-gbs)
 #   BENCH_START 1 (default): also the bench start; 0: only the Gaussian
@@ -54,6 +56,7 @@ T=${T:-10}
 SCHEMES=${SCHEMES:-post-ln}
 [ "$SCHEMES" != all ] || SCHEMES="post-ln pre-ln mix-ln peri-ln ngpt ln-scaling"
 METHOD=${METHOD:-mp-taylor}
+METHODS=${METHODS:-$METHOD}
 REF_METHOD=${REF_METHOD:-mp-gbs}
 if [ "$REF_METHOD" = mp-gbs ]; then CHK_METHOD=mp-taylor; else CHK_METHOD=mp-gbs; fi
 SEEDS=${SEEDS-"1 2"}
@@ -109,7 +112,7 @@ say "# commit $(cd "$SRCDIR" && git rev-parse --short=12 HEAD 2>/dev/null || ech
 say "# peers: $CXX $CXXFLAGS, Boost header $SYS_HDR (cap8: as shipped; cap16: m_k_max = 16)"
 say "# case: n=32 d=3 beta=1 T=$T Q=K=V=I softmax 256 bits tol 1e-60; ours" \
     "OMP_NUM_THREADS=$THREADS, peers 1 thread (eps_abs $ODEINT_TOL)"
-say "# ours: $METHOD; reference: $REF_METHOD $REF_PREC bits tol $REF_TOL (check: $CHK_METHOD)"
+say "# ours: $METHODS; reference: $REF_METHOD $REF_PREC bits tol $REF_TOL (check: $CHK_METHOD)"
 say "# load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---------------------------------------------------------------- starts
@@ -165,12 +168,14 @@ for sch in $SCHEMES; do
     awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
       say "FAIL: the peer's vector field differs from af_mp_rhs"; exit 1; }
 
-    r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$METHOD" \
-          --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_ours.txt" \
-          --label ours | grep '^RESULT')
-    say "$r"
-    echo "$sch $st attnflow $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
-         "$(value err "$r") $(value nevals "$r") -" >> "$ROWS"
+    for mth in $METHODS; do
+      r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$mth" \
+            --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_$mth.txt" \
+            --label "$mth" | grep '^RESULT')
+      say "$r"
+      echo "$sch $st $mth $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
+           "$(value err "$r") $(value nevals "$r") -" >> "$ROWS"
+    done
     for p in $PEERS; do
       r=$(OMP_NUM_THREADS=1 "$OUT/odeint_$p" --init "$init" --scheme "$sch" --tol "$ODEINT_TOL" \
             --times "$TIMES" --cap "$CAP" --out "$OUT/run_${sch}_${st}_$p.txt" \
@@ -189,43 +194,50 @@ done
 say "# load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 say ""
 say "cpu_s: process CPU seconds (all threads); wall_s: wall seconds; err: max |y - y_ref|"
-say "at t_end; wall x, cpu x: the peer's time over attnflow's on the same start.  capped:"
-say "the peer stopped at t_end < T after CAP s, so its ratio is a lower bound (>=)."
+say "at t_end; wall x, cpu x (on our rows): the odeint-cap16 peer's time over this"
+say "method's on the same start.  capped: the peer stopped at t_end < T after CAP s,"
+say "so the ratios against it are lower bounds (>=)."
 awk '
   { sch[NR] = $1; st[NR] = $2; prog[NR] = $3; tend[NR] = $4; cpu[NR] = $5
     wall[NR] = $6; err[NR] = $7; ev[NR] = $8; note[NR] = $9
-    if ($3 == "attnflow") { oc[$1 " " $2] = $5; ow[$1 " " $2] = $6 } }
+    if ($3 == "odeint-cap16") { pc[$1 " " $2] = $5; pw[$1 " " $2] = $6; pn[$1 " " $2] = $9 } }
   END {
     printf "%-8s %-7s %-14s %6s %9s %9s %10s %8s %-7s %8s %8s\n", "scheme", "start", "program", "t_end", "cpu_s", "wall_s", "err", "nevals", "note", "wall x", "cpu x"
     for (i = 1; i <= NR; i++) {
       k = sch[i] " " st[i]; rw = "-"; rc = "-"
-      if (prog[i] != "attnflow") {
-        pre = (note[i] == "-") ? "" : ">="
-        rw = sprintf("%s%.1f", pre, wall[i] / ow[k]); rc = sprintf("%s%.1f", pre, cpu[i] / oc[k])
+      if (prog[i] !~ /^odeint-/ && (k in pc)) {
+        pre = (pn[k] == "-") ? "" : ">="
+        rw = sprintf("%s%.2f", pre, pw[k] / wall[i]); rc = sprintf("%s%.2f", pre, pc[k] / cpu[i])
       }
       printf "%-8s %-7s %-14s %6s %9s %9s %10s %8s %-7s %8s %8s\n", sch[i], st[i], prog[i], tend[i], cpu[i], wall[i], err[i], ev[i], note[i], rw, rc
     }
   }' "$ROWS" | tee -a "$LOG"
-# Spread of the ratios over the starts and schemes, per peer: the worst
-# start (least ratio), the median and the best, and the worst error of ours.
+# Spread of the ratios over the starts and schemes, per method of ours
+# (against the cap16 peer): the worst start (least wall ratio), the
+# median and the best, and the method's worst error.
 say ""
 awk '
-  $3 == "attnflow" { oc[$1 " " $2] = $5; ow[$1 " " $2] = $6
-                     if ($7 + 0 > emax) { emax = $7 + 0; ewho = $1 " " $2 } }
-  $3 != "attnflow" { k = $1 " " $2; n[$3]++; w[$3, n[$3]] = $6 / ow[k]
-                     c[$3, n[$3]] = $5 / oc[k]; who[$3, n[$3]] = k
-                     if ($9 != "-") capped[$3] = 1 }
+  $3 == "odeint-cap16" { pc[$1 " " $2] = $5; pw[$1 " " $2] = $6; if ($9 != "-") pcap[$1 " " $2] = 1 }
+  $3 !~ /^odeint-/ { m = $3; nr++; meth[nr] = m; key[nr] = $1 " " $2; oc[nr] = $5; ow[nr] = $6; oe[nr] = $7 + 0 }
   function sort(a, p, m,   i, j, t) { for (i = 1; i <= m; i++) for (j = i + 1; j <= m; j++)
       if (a[p, j] < a[p, i]) { t = a[p, i]; a[p, i] = a[p, j]; a[p, j] = t } }
   END {
-    printf "%-14s %5s %22s %22s\n", "peer", "runs", "wall x: min/med/max", "cpu x: min/med/max"
-    for (p in n) {
-      m = n[p]; worst = who[p, 1]; wmin = w[p, 1]
-      for (i = 2; i <= m; i++) if (w[p, i] < wmin) { wmin = w[p, i]; worst = who[p, i] }
-      sort(w, p, m); sort(c, p, m)
-      printf "%-14s %5d %8.1f/%5.1f/%6.1f %8.1f/%5.1f/%6.1f  worst start (wall): %s%s\n", p, m,
-        w[p, 1], w[p, int((m + 1) / 2)], w[p, m], c[p, 1], c[p, int((m + 1) / 2)], c[p, m],
-        worst, capped[p] ? " (some capped: lower bounds)" : ""
+    for (i = 1; i <= nr; i++) {
+      m = meth[i]; k = key[i]
+      if (oe[i] > emax[m]) { emax[m] = oe[i]; ewho[m] = k }
+      if (!(k in pc)) continue
+      n[m]++; w[m, n[m]] = pw[k] / ow[i]; c[m, n[m]] = pc[k] / oc[i]; who[m, n[m]] = k
+      if (k in pcap) capped[m] = 1
     }
-    printf "largest error of ours: %.3g (%s)\n", emax, ewho
+    printf "%-14s %5s %22s %22s\n", "ours", "runs", "wall x: min/med/max", "cpu x: min/med/max"
+    for (m in emax) {
+      q = n[m]
+      if (q == 0) { printf "%-14s %5d (no odeint-cap16 run)  largest error %.3g (%s)\n", m, 0, emax[m], ewho[m]; continue }
+      worst = who[m, 1]; wmin = w[m, 1]
+      for (i = 2; i <= q; i++) if (w[m, i] < wmin) { wmin = w[m, i]; worst = who[m, i] }
+      sort(w, m, q); sort(c, m, q)
+      printf "%-14s %5d %8.2f/%5.2f/%6.2f %8.2f/%5.2f/%6.2f  worst start (wall): %s%s; largest error %.3g (%s)\n", m, q,
+        w[m, 1], w[m, int((q + 1) / 2)], w[m, q], c[m, 1], c[m, int((q + 1) / 2)], c[m, q],
+        worst, capped[m] ? " (some capped: lower bounds)" : "", emax[m], ewho[m]
+    }
   }' "$ROWS" | tee -a "$LOG"
