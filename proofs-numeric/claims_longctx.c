@@ -19,12 +19,16 @@
  * log |cos_n - limit| against log n between n = 10^14 and 10^16 (long
  * double) against longctx.c's rate, at gamma = 1.2, 2, 2.8 (kappa = 0.4,
  * transition, -0.4).
+ *
+ * LC.rand and LC.rand.kernel: random starts at long context (theorems.md
+ * LC.rand), described above claim_lc_rand.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../theory/longctx.h"
 #include "../theory/theory.h"
@@ -261,6 +265,153 @@ static void claim_usa_rate(af_vresult *r, const af_vctx *c, int arg)
             2.0 * exp(beta));
 }
 
+/* LC.rand: n uniform points of S^{d-1} (the library's seeded "uniform"
+ * start, seed 1), Q = K = V = I, beta = gamma log n.  For m query tokens
+ * (every (n/m)-th) the sum S_j = sum_{k != j} e^{beta c_jk} is formed here
+ * (long double, from the cosines), and the mean of S_j / E[S_j] over the
+ * queries is compared with 1: E[S_j] = (n - 1) M_d(beta) exactly
+ * (theory/longctx_rand.c), and the mean's standard deviation is sd
+ * sqrt((1 + (m - 1)/(n - 1)) / m), sd = af_lc_rand_relsd.  measured = the
+ * largest |z| over the (d, gamma) points, bound 4 (LC.rand.z).
+ * LC.rand.kernel: the same weights give <th_j, A_j> = sum_k w_jk c_jk;
+ * the library's attention (tiled kernel, the O(n d)-memory one of long
+ * context) must agree with this sum (LC.rand.kernel).
+ * Quick: n = 2048, d = 64, m = 256, gamma = 0.8, 1.4 (the two sides of
+ * the midpoint 1.07).  Full: n = 8192, d = 8, 64, 256, m = 512, gamma =
+ * 0.6 ... 2.0 by 0.2 (the kernel at d = 64, gamma = 0.8 and 1.4 only). */
+typedef struct {
+  double zmax, kmax; /* largest |z|, largest relative kernel difference */
+  double zat_d, zat_g, mid;
+  double pq[2];      /* predicted self-weight at the first d, gamma 0.8/1.4 */
+  int rc;
+} lcr_out;
+
+static void lc_rand_run(lcr_out *o, const af_vctx *c, int want_kernel)
+{
+  int full = c->level == AF_LEVEL_FULL;
+  size_t n = full ? 8192 : 2048, m = full ? 512 : 256;
+  static const size_t ds_full[3] = {64, 8, 256}, ds_quick[1] = {64};
+  const size_t *ds = full ? ds_full : ds_quick;
+  size_t nd = full ? 3 : 1;
+  double gq[2] = {0.8, 1.4}, gf[8];
+  for (int i = 0; i < 8; i++)
+    gf[i] = 0.6 + 0.2 * i;
+  const double *gam = full ? gf : gq;
+  size_t ng = full ? 8 : 2;
+  memset(o, 0, sizeof *o);
+  o->rc = AF_OK;
+  for (size_t id = 0; id < nd && o->rc == AF_OK; id++) {
+    size_t d = ds[id], N = af_state_size(n, d), line = 0;
+    double *y = malloc(N * sizeof *y), *cj = malloc(n * sizeof *cj),
+           *cl = malloc(2 * n * sizeof *cl);
+    long double *S = malloc(ng * m * sizeof *S);
+    af_work *w = af_work_alloc(n, d);
+    if (!(y && cj && cl && S && w))
+      o->rc = AF_ENOMEM;
+    if (o->rc == AF_OK)
+      o->rc = af_init_state(y, &line, "uniform", n, d, NAN, 1);
+    if (o->rc == AF_OK)
+      o->rc = af_work_set_kernel(w, AF_KERNEL_TILED);
+    /* The library's <th_j, A_j> at gamma = 0.8 and 1.4 (d = 64 only: cost). */
+    int kg[2] = {-1, -1};
+    for (size_t g = 0; g < ng && o->rc == AF_OK; g++) {
+      int at = fabs(gam[g] - 0.8) < 1e-9 ? 0 : fabs(gam[g] - 1.4) < 1e-9 ? 1 : -1;
+      if (at < 0)
+        continue;
+      double beta = gam[g] * log((double) n);
+      if (id == 0)
+        o->pq[at] = af_lc_rand_selfweight((double) n, d, beta);
+      if (!want_kernel || id != 0)
+        continue;
+      af_model mo;
+      af_v_model(&mo, c, n, d, beta, AF_POST_LN);
+      o->rc = af_attention(NULL, NULL, cl + (size_t) at * n, NULL, 0.0, y, &mo, w);
+      kg[at] = (int) g;
+    }
+    for (size_t i = 0; i < m && o->rc == AF_OK; i++) {
+      size_t j = i * (n / m);
+      const double *x = y + j * d;
+      for (size_t k = 0; k < n; k++) {
+        double ck = 0;
+        for (size_t a = 0; a < d; a++)
+          ck += x[a] * y[k * d + a];
+        cj[k] = ck;
+      }
+      for (size_t g = 0; g < ng; g++) {
+        double beta = gam[g] * log((double) n);
+        int kern = (int) g == kg[0] ? 0 : (int) g == kg[1] ? 1 : -1;
+        long double sum = 0, zc = 1.0L; /* k = j: weight e^0, c_jj = 1 */
+        for (size_t k = 0; k < n; k++) {
+          if (k == j)
+            continue;
+          double e = exp(beta * (cj[k] - 1.0));
+          sum += e;
+          if (kern >= 0)
+            zc += (long double) e * cj[k];
+        }
+        S[g * m + i] = sum; /* S_j e^{-beta} */
+        if (kern >= 0) {
+          double lib = cl[(size_t) kern * n + j];
+          double rel = fabs((double) (zc / (1.0L + sum)) - lib) / fabs(lib);
+          if (!(rel <= o->kmax))
+            o->kmax = rel;
+        }
+      }
+    }
+    for (size_t g = 0; g < ng && o->rc == AF_OK; g++) {
+      double beta = gam[g] * log((double) n);
+      double lm = af_lc_rand_log_mgf(d, beta);
+      double sd = af_lc_rand_relsd((double) n, d, beta);
+      double ES = exp(log((double) n - 1.0) + lm - beta);
+      long double mean = 0;
+      for (size_t i = 0; i < m; i++)
+        mean += S[g * m + i] / ES;
+      mean /= (long double) m;
+      double se = sd * sqrt((1.0 + (double) (m - 1) / (double) (n - 1)) / (double) m);
+      double z = fabs((double) (mean - 1.0L)) / se;
+      if (!(z <= o->zmax)) {
+        o->zmax = z;
+        o->zat_d = (double) d;
+        o->zat_g = gam[g];
+      }
+    }
+    if (id == 0)
+      o->mid = af_lc_rand_midpoint((double) n, d);
+    free(y);
+    free(cj);
+    free(cl);
+    free(S);
+    af_work_free(w);
+  }
+}
+
+static void claim_lc_rand(af_vresult *r, const af_vctx *c, int arg)
+{
+  lcr_out o;
+  lc_rand_run(&o, c, arg);
+  if (o.rc != AF_OK) {
+    af_v_error(r, o.rc, arg ? "LC.rand.kernel" : "LC.rand");
+    return;
+  }
+  int full = c->level == AF_LEVEL_FULL;
+  if (arg) {
+    af_v_le(r, o.kmax, af_v_tol(c, "LC.rand.kernel"), 0.0);
+    af_v_note(r, "uniform start seed 1, n=%d d=64, beta=gamma log n, gamma "
+              "0.8/1.4, %d queries: max relative difference of <th_j, A_j> "
+              "(tiled kernel) from the direct sum %.3g",
+              full ? 8192 : 2048, full ? 512 : 256, o.kmax);
+    return;
+  }
+  af_v_le(r, o.zmax, af_v_tol(c, "LC.rand.z"), 0.0);
+  af_v_note(r, "uniform start seed 1, n=%d d=%s, %d queries, gamma %s: max "
+            "|z| of mean S_j/E[S_j] - 1 %.3g (d=%g gamma=%.1f); predicted "
+            "self-weight at d=64 %.4g (gamma 0.8), %.4g (1.4), midpoint "
+            "gamma %.4f",
+            full ? 8192 : 2048, full ? "64/8/256" : "64", full ? 512 : 256,
+            full ? "0.6..2.0" : "0.8/1.4", o.zmax, o.zat_d, o.zat_g, o.pq[0],
+            o.pq[1], o.mid);
+}
+
 const af_claim af_claims_longctx[] = {
   {"LC", "post-ln", AF_V_PASS, "LC.cos", claim_lc, AF_POST_LN, F_A,
    "one layer at beta = gamma log n: cosine = exact finite-n formula"},
@@ -282,6 +433,10 @@ const af_claim af_claims_longctx[] = {
    "USA gap decays at the rate 2 e^beta"},
   {"LC.rate", "", AF_V_PASS, "LC.rate", claim_lc_rate, 0, 0,
    "the three n -> infinity limits approached at the predicted rates"},
+  {"LC.rand", "", AF_V_PASS, "LC.rand.z", claim_lc_rand, 0, 0,
+   "random starts: mean of S_j = (n - 1) M_d(beta), within 4 sd"},
+  {"LC.rand.kernel", "", AF_V_PASS, "LC.rand.kernel", claim_lc_rand, 1, F_A,
+   "random starts at beta = gamma log n: tiled kernel = direct softmax sum"},
 };
 
 const size_t af_claims_longctx_count =

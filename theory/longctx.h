@@ -57,6 +57,22 @@ long double af_lc_limit(af_scheme_id scheme, int regime, long double rho,
 double af_lc_rate(af_scheme_id scheme, int regime, double rho, double gamma,
                   double alpha);
 
+/* Random starts (longctx_rand.c, theorems.md LC.rand): n independent
+ * uniform points of S^{d-1} (d >= 2), Q = K = V = I.
+ * af_lc_rand_log_mgf: log M_d(beta), M_d(beta) = E e^{beta c} for c one
+ *   coordinate of a uniform point, = Gamma(d/2) (2/beta)^{d/2-1}
+ *   I_{d/2-1}(beta); NaN for d < 2 or beta < 0.
+ * af_lc_rand_selfweight: e^beta / (e^beta + (n - 1) M_d(beta)), a token's
+ *   self-weight with S_j = sum_{k != j} e^{beta c_jk} at its mean.
+ * af_lc_rand_relsd: the relative standard deviation of S_j,
+ *   sqrt((M_d(2 beta) / M_d(beta)^2 - 1) / (n - 1)).
+ * af_lc_rand_midpoint: the gamma (beta = gamma log n) at which that
+ *   self-weight is 1/2; INFINITY if none below gamma = 20. */
+double af_lc_rand_log_mgf(size_t d, double beta);
+double af_lc_rand_selfweight(double n, size_t d, double beta);
+double af_lc_rand_relsd(double n, size_t d, double beta);
+double af_lc_rand_midpoint(double n, size_t d);
+
 #ifdef __cplusplus
 }
 #endif
