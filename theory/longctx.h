@@ -72,6 +72,16 @@ double af_lc_rand_log_mgf(size_t d, double beta);
 double af_lc_rand_selfweight(double n, size_t d, double beta);
 double af_lc_rand_relsd(double n, size_t d, double beta);
 double af_lc_rand_midpoint(double n, size_t d);
+/* M_d'(beta)/M_d(beta) = E[c e^{beta c}]/M and M_d''/M_d = E[c^2 e^{beta c}]
+ * /M (series of positive terms); 0, or -1 for d < 2 or beta outside
+ * (0, 700]. */
+int af_lc_rand_moments(double *m1, double *m2, size_t d, double beta);
+/* The attention output A_j = sum_k w_jk th_k of a random start split
+ * along th_j and across it, each sum at its mean: *par = <th_j, A_j> =
+ * (e^beta + (n - 1) M') / Z, *perp = |A_j - par th_j| = sqrt((n - 1)
+ * (M(2 beta) - M''(2 beta))) / Z, Z = e^beta + (n - 1) M (LC.rand). */
+int af_lc_rand_attn(double *par, double *perp, double n, size_t d,
+                    double beta);
 
 #ifdef __cplusplus
 }

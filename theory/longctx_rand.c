@@ -110,3 +110,46 @@ double af_lc_rand_midpoint(double n, size_t d)
   }
   return INFINITY;
 }
+
+int af_lc_rand_moments(double *m1, double *m2, size_t d, double beta)
+{
+  /* M, M', M'' from the series M = sum_k t_k, t_k ∝ beta^{2k}: M' = sum
+   * (2k/beta) t_k, M'' = sum 2k (2k - 1)/beta^2 t_k, all terms positive. */
+  if (d < 2 || !(beta > 0) || !(beta <= 700))
+    return -1;
+  double nu = 0.5 * (double) d - 1.0, x = 0.25 * beta * beta;
+  double t = 1.0, s0 = 1.0, s1 = 0.0, s2 = 0.0;
+  for (int k = 1; k < 20000; k++) {
+    t *= x / ((double) k * (nu + (double) k));
+    double kk = 2.0 * k;
+    s0 += t;
+    s1 += kk * t;
+    s2 += kk * (kk - 1.0) * t;
+    if (!isfinite(s2))
+      return -1;
+    if (t * kk * kk < 1e-18 * s2 && x < (double) k * (nu + (double) k)) {
+      *m1 = s1 / (beta * s0);
+      *m2 = s2 / (beta * beta * s0);
+      return 0;
+    }
+  }
+  return -1;
+}
+
+int af_lc_rand_attn(double *par, double *perp, double n, size_t d,
+                    double beta)
+{
+  double m1, m2, m1b, m2b;
+  double l1 = af_lc_rand_log_mgf(d, beta), l2 = af_lc_rand_log_mgf(d, 2 * beta);
+  if (!(n >= 2) || isnan(l1) || isnan(l2) || af_lc_rand_moments(&m1, &m2, d, beta)
+      || af_lc_rand_moments(&m1b, &m2b, d, 2 * beta))
+    return -1;
+  /* Everything relative to e^beta: Z e^{-beta} = 1 + (n - 1) M e^{-beta}. */
+  double em = exp(log(n - 1.0) + l1 - beta); /* (n - 1) M(beta) e^{-beta} */
+  double z = 1.0 + em;
+  *par = (1.0 + em * m1) / z;
+  /* (n - 1) E[e^{2 beta c} (1 - c^2)] e^{-2 beta} / Z'^2 */
+  double q = exp(log(n - 1.0) + l2 - 2.0 * beta) * (1.0 - m2b);
+  *perp = sqrt(q > 0 ? q : 0.0) / z;
+  return 0;
+}
