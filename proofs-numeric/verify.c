@@ -330,6 +330,7 @@ static const struct {
   {af_claims_t41, &af_claims_t41_count},
   {af_claims_ident, &af_claims_ident_count},
   {af_claims_cluster, &af_claims_cluster_count},
+  {af_claims_props, &af_claims_props_count},
   {af_claims_field, &af_claims_field_count},
   {af_claims_vern9, &af_claims_vern9_count},
   {af_claims_power, &af_claims_power_count},

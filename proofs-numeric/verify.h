@@ -107,6 +107,7 @@ int af_claim_is_sanity(const af_claim *c);
 AF_CLAIM_TABLE(af_claims_t41)
 AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
+AF_CLAIM_TABLE(af_claims_props)
 AF_CLAIM_TABLE(af_claims_cert)
 AF_CLAIM_TABLE(af_claims_field)
 AF_CLAIM_TABLE(af_claims_vern9)
