@@ -270,8 +270,10 @@ int af_weights_read_info(af_weights **w, af_read_info *info,
                          const char *path, size_t d);
 /* Per-layer weights from a NumPy .npy file (weights_npy.c): one array of
  * '<f8' or '<f4', C order, shape (3, d, d) (one set Q, K, V) or
- * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt));
- * entry [l][0][a][b] is Q_ab of set l.  Read strictly: AF_EPARSE or
+ * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt))
+ * or (L, H, 3, d, d) (L sets of H heads, af_weights' heads);
+ * entry [l][0][a][b] is Q_ab of set l ([l][h][0][a][b]: of head h).
+ * Read strictly: AF_EPARSE or
  * AF_EDIM (a shape not matching d) with the reason in info->what,
  * AF_ENONFINITE for a NaN or infinite weight, AF_EIO if unreadable.
  * af_weights_parse_npy: the same from the bytes buf[0..len). */
@@ -283,7 +285,9 @@ int af_weights_parse_npy(af_weights **w, const char **what,
 /* Per-layer weights from a NumPy .npz archive (weights_npz.c: numpy.savez,
  * stored, or numpy.savez_compressed, deflate) or a safetensors file
  * (weights_safetensors.c), read strictly: tensors named Q.l, K.l, V.l
- * (l = 0, 1, ..., every set complete), each (d, d), '<f8'/'<f4' (F64/F32),
+ * (l = 0, 1, ..., every set complete) -- or all named Q.l.h, K.l.h, V.l.h
+ * (head h of set l, every (l, h) complete; mixing 2- and 3-part names is
+ * refused) -- each (d, d), '<f8'/'<f4' (F64/F32),
  * row-major as af_weights; set l in force on [l layer_dt, (l+1) layer_dt)
  * (docs/weights.md).  A failure writes its reason, naming the entry or
  * tensor, into msg[0..cap) (msg may be NULL) and, from the file readers,
