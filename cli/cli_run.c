@@ -110,8 +110,10 @@ static void af_run_help(void) {
       "  --weights W     identity|kaiming|PATH (default identity; kaiming: per-layer\n"
       "                  Kaiming-random Q,K,V, ceil(t_end/h) layers of time h,\n"
       "                  seeded by --seed; PATH: 3d rows of d numbers, Q, K, V;\n"
-      "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h;\n"
-      "                  PATH.npz, PATH.safetensors: arrays Q.l, K.l, V.l (d,d))\n"
+      "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h,\n"
+      "                  or (L,H,3,d,d): H heads per set, outputs summed;\n"
+      "                  PATH.npz, PATH.safetensors: arrays Q.l, K.l, V.l (d,d),\n"
+      "                  or Q.l.h, K.l.h, V.l.h for head h (double path only))\n"
       "  --kernel K      blas|direct|tiled (default blas, or tiled when the n x n\n"
       "                  matrix would exceed 1 GiB; direct with --precision)\n"
       "\n"
@@ -1088,6 +1090,15 @@ int af_cli_run(int argc, char **argv) {
   rc = af_model_validate(&m);
   if (rc != AF_OK) {
     af_cli_error("invalid model: %s", af_strerror(rc));
+    ex = AF_EXIT_USAGE;
+    goto done;
+  }
+  if (af_weights_heads(wts) > 1 && c.spec != NULL
+      && af_scheme_spec_alters_attention(c.spec)) {
+    af_cli_error("--weights %s: %zu heads per set: several heads are not "
+                 "run under a scheme spec that alters attention (scores, "
+                 "gain: its kernel computes one head)", c.weights,
+                 af_weights_heads(wts));
     ex = AF_EXIT_USAGE;
     goto done;
   }

@@ -22,6 +22,13 @@ a JSON header name -> {"dtype", "shape", "data_offsets"}, then the data.
     python3 examples/export_layers.py layers.npy      (or layers.npz,
     python3 examples/export_layers.py layers.safetensors)
     attnflow run --scheme pre-ln --n 8 --d 4 --beta 2 --weights layers.npy --h 0.5
+
+With --heads H (after the path) each layer has H heads whose outputs are
+summed (docs/weights.md, "Several heads"): head h's W_q, W_k, W_v are the
+matrices above with their phases shifted by 0.5 h, and its V is scaled by
+1/H (a concatenation W_o [head_0; ...] is this sum with V_h = W_o[:, block
+h] W_v,h).  The files then hold the shape (L, H, 3, d, d) (.npy) or the
+names Q.l.h, K.l.h, V.l.h (.npz, safetensors).
 """
 import io
 import json
@@ -67,36 +74,50 @@ def safetensors_bytes(tensors, d):
     return struct.pack("<Q", len(head)) + head + data
 
 
-def layer(l, d):
-    """W_q, W_k, W_v (row-major lists) and the gain of layer l."""
+def layer(l, d, shift=0.0):
+    """W_q, W_k, W_v (row-major lists) and the gain of layer l (head
+    phases shifted by shift)."""
     def mat(phase, scale):
-        return [scale * math.cos(phase + 0.7 * i + 1.3 * j + 0.4 * l)
+        return [scale * math.cos(phase + shift + 0.7 * i + 1.3 * j + 0.4 * l)
                 + (1.0 if i == j else 0.0) for i in range(d) for j in range(d)]
     gain = [1.0 + 0.1 * math.sin(l + k) for k in range(d)]
     return mat(0.0, 0.2), mat(1.0, 0.2), mat(2.0, 0.1), gain
 
 
 def main():
-    path = sys.argv[1] if len(sys.argv) > 1 else "layers.npy"
+    args = sys.argv[1:]
+    H = 1
+    if "--heads" in args:
+        i = args.index("--heads")
+        H = int(args[i + 1])
+        if H < 1:
+            sys.exit("--heads: at least 1")
+        del args[i:i + 2]
+    path = args[0] if args else "layers.npy"
     L, d = 2, 4
     values, tensors = [], []
     for l in range(L):
-        wq, wk, wv, g = layer(l, d)
-        for name, w in (("Q", wq), ("K", wk), ("V", wv)):
-            # W diag(g): column b scaled by g_b
-            m = [w[a * d + b] * g[b] for a in range(d) for b in range(d)]
-            values += m
-            tensors.append(("%s.%d" % (name, l), m))
+        for h in range(H):
+            wq, wk, wv, g = layer(l, d, 0.5 * h)
+            for name, w in (("Q", wq), ("K", wk), ("V", wv)):
+                # W diag(g): column b scaled by g_b (V of H heads: / H)
+                s = 1.0 / H if name == "V" and H > 1 else 1.0
+                m = [w[a * d + b] * g[b] * s for a in range(d)
+                     for b in range(d)]
+                values += m
+                tensors.append(("%s.%d" % (name, l) if H == 1
+                                else "%s.%d.%d" % (name, l, h), m))
     if path.endswith(".npz"):
         out = npz_bytes(tensors, d)
     elif path.endswith(".safetensors"):
         out = safetensors_bytes(tensors, d)
     else:
-        out = npy_bytes((L, 3, d, d), values)
+        out = npy_bytes((L, 3, d, d) if H == 1 else (L, H, 3, d, d), values)
     with open(path, "wb") as f:
         f.write(out)
-    print("%s: %d layers of Q, K, V for d = %d, beta = d / sqrt(d_head) = %g"
-          % (path, L, d, d / math.sqrt(d)))
+    print("%s: %d layers of %s for d = %d, beta = d / sqrt(d_head) = %g"
+          % (path, L, "Q, K, V" if H == 1 else "%d heads Q, K, V" % H, d,
+             d / math.sqrt(d)))
 
 
 if __name__ == "__main__":

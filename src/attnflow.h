@@ -206,22 +206,51 @@ int af_scheme_spec_alters_attention(const af_scheme_spec *s);
 
 /* A list of L weight sets; set l acts on t in [l*layer_dt, (l+1)*layer_dt)
  * (the last one on [ (L-1)*layer_dt, infinity)).  Each matrix is d x d,
- * row-major; a NULL matrix means the identity. */
+ * row-major; a NULL matrix means the identity.
+ *
+ * Heads (docs/weights.md): a set holds H >= 1 heads (Q_h, K_h, V_h), the
+ * matrices of head h of set l at index l*heads + h of Q, K, V (so with
+ * H = 1 index l, the layout before heads existed).  The attention of H
+ * heads is the sum of the heads' outputs,
+ *   A_j = sum_h V_h sum_k softmax_k(beta <Q_h th_j, K_h th_k>) th_k
+ * (softmax, USA or causal per head); concatenation with an output matrix
+ * W_o is this sum with V_h = W_o[:, block h] W_v,h.  The double field
+ * (af_attention, af_rhs, the layer maps; kernels direct, blas, tiled)
+ * sums the heads; the MPFR field, mp-taylor and a scheme spec that
+ * alters attention (U3) refuse H > 1 with AF_EINVAL (certify reads the
+ * text format: one head).
+ * ABI: `heads` was appended after `kaiming`; a struct filled by hand
+ * without it (heads = 0) is read as one head. */
 typedef struct {
   size_t d;
   size_t layers;    /* L >= 1 */
   double layer_dt;  /* time one set is in force (the layer step h)   */
-  double **Q, **K, **V; /* arrays of L pointers (entries may be NULL) */
+  double **Q, **K, **V; /* arrays of L*heads pointers (may be NULL)   */
   unsigned long seed;   /* seed used by af_weights_kaiming, else 0    */
   int kaiming;          /* 1 if drawn by af_weights_kaiming            */
+  size_t heads;         /* H >= 1 heads per set (0 is read as 1)       */
 } af_weights;
 
-/* L identity sets (all matrices NULL).  Free with af_weights_free. */
+/* At most this many heads per set, and L * H at most this many matrix
+ * triples (the readers' bound on sets). */
+#define AF_WEIGHTS_HEADS_MAX 4096
+#define AF_WEIGHTS_TRIPLES_MAX 100000
+
+/* L identity sets of one head (all matrices NULL).  Free with
+ * af_weights_free. */
 af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt);
-void af_weights_free(af_weights *w);
-/* Fill every set with independent Kaiming-normal matrices: entries
- * N(0, 1/d) (fan-in d, gain 1), from a seeded mt19937 stream. */
+/* L identity sets of H heads each: NULL unless 1 <= H <=
+ * AF_WEIGHTS_HEADS_MAX and, for H > 1, L * H <= AF_WEIGHTS_TRIPLES_MAX
+ * (H = 1 is af_weights_alloc). */
+af_weights *af_weights_alloc_heads(size_t d, size_t layers, size_t heads,
+                                   double layer_dt);
+/* The head count of w: 1 for NULL or heads = 0, else w->heads. */
+size_t af_weights_heads(const af_weights *w);
+/* Fill every set (every head) with independent Kaiming-normal matrices:
+ * entries N(0, 1/d) (fan-in d, gain 1), from a seeded mt19937 stream
+ * (set by set, head by head, Q, K, V: one head draws as before). */
 int af_weights_kaiming(af_weights *w, unsigned long seed);
+void af_weights_free(af_weights *w);
 /* Read one Q,K,V set from a text file: 3d rows of d numbers (Q, then K,
  * then V), '#' comments allowed.  *line receives the line of an error. */
 int af_weights_read(af_weights **w, const char *path, size_t d, size_t *line);
@@ -241,8 +270,10 @@ int af_weights_read_info(af_weights **w, af_read_info *info,
                          const char *path, size_t d);
 /* Per-layer weights from a NumPy .npy file (weights_npy.c): one array of
  * '<f8' or '<f4', C order, shape (3, d, d) (one set Q, K, V) or
- * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt));
- * entry [l][0][a][b] is Q_ab of set l.  Read strictly: AF_EPARSE or
+ * (L, 3, d, d) (L sets, set l in force on [l layer_dt, (l+1) layer_dt))
+ * or (L, H, 3, d, d) (L sets of H heads, af_weights' heads);
+ * entry [l][0][a][b] is Q_ab of set l ([l][h][0][a][b]: of head h).
+ * Read strictly: AF_EPARSE or
  * AF_EDIM (a shape not matching d) with the reason in info->what,
  * AF_ENONFINITE for a NaN or infinite weight, AF_EIO if unreadable.
  * af_weights_parse_npy: the same from the bytes buf[0..len). */
@@ -254,7 +285,9 @@ int af_weights_parse_npy(af_weights **w, const char **what,
 /* Per-layer weights from a NumPy .npz archive (weights_npz.c: numpy.savez,
  * stored, or numpy.savez_compressed, deflate) or a safetensors file
  * (weights_safetensors.c), read strictly: tensors named Q.l, K.l, V.l
- * (l = 0, 1, ..., every set complete), each (d, d), '<f8'/'<f4' (F64/F32),
+ * (l = 0, 1, ..., every set complete) -- or all named Q.l.h, K.l.h, V.l.h
+ * (head h of set l, every (l, h) complete; mixing 2- and 3-part names is
+ * refused) -- each (d, d), '<f8'/'<f4' (F64/F32),
  * row-major as af_weights; set l in force on [l layer_dt, (l+1) layer_dt)
  * (docs/weights.md).  A failure writes its reason, naming the entry or
  * tensor, into msg[0..cap) (msg may be NULL) and, from the file readers,
@@ -365,7 +398,9 @@ af_kernel af_kernel_auto(size_t n, size_t d);
  * arrays and the kernel's scratch; the tiled kernel's per-thread scratch
  * counted for threads threads, 0 counted as 1); 0 if that overflows
  * size_t, for an unknown kernel and for threads outside
- * [0, AF_THREADS_MAX]. */
+ * [0, AF_THREADS_MAX].  Weights of several heads add 2 (n d + n) doubles
+ * (the sums of attention_heads.c, allocated at their first evaluation),
+ * not counted here. */
 size_t af_work_bytes(size_t n, size_t d, af_kernel k, int threads);
 
 /* Attention outputs at time t for the directions of y:

@@ -149,6 +149,7 @@ void af_work_free(af_work *w)
   free(w->Ax);
   free(w->tl_buf);
   free(w->tl_slots);
+  free(w->hsum);
   free(w);
 }
 
@@ -365,6 +366,19 @@ int af_work_directions(af_work *w, const double *y)
   return AF_OK;
 }
 
+/* One head's run of the chosen kernel (attention_heads.c), A and P row
+ * by row. */
+static int attention_kernel_rows(af_work *w, const af_model *m,
+                                 const double *Q, const double *K,
+                                 const double *V)
+{
+  if (w->kernel == AF_KERNEL_TILED)
+    return attention_tiled(w, m, Q, K, V);
+  return (w->kernel == AF_KERNEL_DIRECT)
+             ? af_work_direct_generic_d(w->direct, m, Q, K, V)
+             : attention_blas(w, m, Q, K, V, NULL);
+}
+
 /* Fill w->A, w->P, w->c, w->a, w->amag for the directions of y.  With
  * soa != NULL (af_rhs, which reads P alone) the small path may leave A
  * unset and P transposed (d x n), and then sets *soa = 1; else *soa stays
@@ -384,9 +398,14 @@ static int attention_fill(af_work *w, double t, const double *y,
       m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
   if (nsp != NULL && !af_scheme_spec_alters_attention(nsp))
     nsp = NULL;
+  /* Several heads (attention_heads.c); not under a U3 spec, whose kernel
+   * is written for one set (AF_EINVAL, docs/weights.md). */
+  int heads = m->w != NULL && af_weights_heads(m->w) > 1;
+  if (heads && nsp != NULL)
+    return AF_EINVAL;
   /* af_rhs on the small path with V = I needs th only transposed. */
-  if (nsp == NULL && soa != NULL && w->kernel == AF_KERNEL_BLAS && Q == NULL && K == NULL
-      && V == NULL && small_size(w->n, w->d)) {
+  if (nsp == NULL && !heads && soa != NULL && w->kernel == AF_KERNEL_BLAS
+      && Q == NULL && K == NULL && V == NULL && small_size(w->n, w->d)) {
     rc = small_directions(w, y);
     *soa = 1;
   } else
@@ -401,6 +420,9 @@ static int attention_fill(af_work *w, double t, const double *y,
   }
   if (nsp != NULL)
     rc = af_attention_norm_fill(w, m, nsp, Q, K, V, t, y + w->n * w->d);
+  else if (heads)
+    rc = attention_heads(w, m, af_work_piece_time(w, t),
+                         attention_kernel_rows);
   else if (w->kernel == AF_KERNEL_TILED)
     rc = attention_tiled(w, m, Q, K, V);
   else

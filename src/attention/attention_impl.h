@@ -8,7 +8,8 @@
  *                      the width chosen at run time;
  *   attention_blas.c   the BLAS kernel (level-3 products);
  *   attention_small.c  its loop path at small sizes;
- *   attention_tiled.c  the tiled kernel (online softmax, O(n d) memory).
+ *   attention_tiled.c  the tiled kernel (online softmax, O(n d) memory);
+ *   attention_heads.c  several heads: one kernel run per head, summed.
  *
  * The direct kernel is the double instance of mp_kernel_source.c
  * (mp_kernel_double.c).  The functions shared between these files keep
@@ -175,6 +176,17 @@ int omp_allowed(void);
 #define attention_tiled af_attn_tiled
 int attention_tiled(af_work *w, const af_model *m, const double *Q,
                     const double *K, const double *V);
+/* One head's kernel run: fill w->A, w->P, w->c, w->a, w->amag (row by
+ * row) for the directions in w->th and that head's Q, K, V. */
+typedef int (*attention_head_fn)(af_work *w, const af_model *m,
+                                 const double *Q, const double *K,
+                                 const double *V);
+/* The sum of the heads of m->w in force at the piece time tp, each run by
+ * kernel, into w->A, P, c, a, amag (attention_heads.c). */
+#define attention_heads af_attn_heads
+int attention_heads(af_work *w, const af_model *m, double tp,
+                    attention_head_fn kernel);
+
 /* Doubles of the tiled kernel's scratch for (n, d), tiles of rows x keys
  * and nslots threads; 0 if that overflows size_t (attention_tiled.c). */
 #define tiled_doubles af_attn_tiled_doubles

@@ -47,6 +47,9 @@ struct af_work {
    * breakpoint uses the piece's own definition. */
   int seg_set;
   double seg_lo, seg_hi;
+  /* Several heads (attention_heads.c): the sums of A, P (n d each), c
+   * and amag (n each), allocated at the first evaluation with heads. */
+  double *hsum;
 };
 
 /* sum_i x[i] y[i] as four partial sums combined as (s0 + s1) + (s2 + s3):
@@ -90,6 +93,10 @@ void af_scheme_rates_rows(const af_scheme *sc, double *s, double *rho,
 /* Weight set in force at time t (NULL pointers mean identity). */
 void af_weights_at(const double **Q, const double **K, const double **V,
                    const af_weights *w, double t);
+/* Head h (< af_weights_heads(w)) of the set in force at t; af_weights_at
+ * is head 0, which only a one-head caller may take for the whole set. */
+void af_weights_head_at(const double **Q, const double **K, const double **V,
+                        const af_weights *w, double t, size_t h);
 
 /* Normalize the directions of y into w->th and their norms into w->xn;
  * AF_EZERONORM/AF_ENONFINITE. */

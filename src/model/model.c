@@ -55,6 +55,10 @@ int af_model_validate(const af_model *m)
       return AF_EDIM;
     if (m->w->layers < 1 || !(m->w->layer_dt > 0) || !isfinite(m->w->layer_dt))
       return AF_EINVAL;
+    size_t nm;
+    if (m->w->heads > AF_WEIGHTS_HEADS_MAX
+        || !af_size_mul(&nm, m->w->layers, af_weights_heads(m->w)))
+      return AF_EINVAL;
   }
   return AF_OK;
 }
@@ -105,10 +109,20 @@ const af_scheme *af_model_scheme(const af_model *m)
 
 af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
 {
+  return af_weights_alloc_heads(d, layers, 1, layer_dt);
+}
+
+af_weights *af_weights_alloc_heads(size_t d, size_t layers, size_t heads,
+                                   double layer_dt)
+{
   size_t bytes; /* one of the three pointer arrays (checked, not wrapped) */
   size_t dd, mbytes; /* one d x d matrix, allocated later (Kaiming, a file) */
-  if (d < 1 || layers < 1 || !(layer_dt > 0) || !isfinite(layer_dt)
-      || !af_size_mul(&bytes, layers, sizeof(double *))
+  size_t nm;         /* matrices of each kind: layers * heads */
+  if (d < 1 || layers < 1 || heads < 1 || heads > AF_WEIGHTS_HEADS_MAX
+      || !(layer_dt > 0) || !isfinite(layer_dt)
+      || !af_size_mul(&nm, layers, heads)
+      || (heads > 1 && nm > AF_WEIGHTS_TRIPLES_MAX)
+      || !af_size_mul(&bytes, nm, sizeof(double *))
       || !af_size_mul(&dd, d, d) || !af_size_mul(&mbytes, dd, sizeof(double)))
     return NULL;
   af_weights *w = calloc(1, sizeof *w);
@@ -116,10 +130,11 @@ af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
     return NULL;
   w->d = d;
   w->layers = layers;
+  w->heads = heads;
   w->layer_dt = layer_dt;
-  w->Q = calloc(layers, sizeof *w->Q);
-  w->K = calloc(layers, sizeof *w->K);
-  w->V = calloc(layers, sizeof *w->V);
+  w->Q = calloc(nm, sizeof *w->Q);
+  w->K = calloc(nm, sizeof *w->K);
+  w->V = calloc(nm, sizeof *w->V);
   if (w->Q == NULL || w->K == NULL || w->V == NULL) {
     af_weights_free(w);
     return NULL;
@@ -127,12 +142,18 @@ af_weights *af_weights_alloc(size_t d, size_t layers, double layer_dt)
   return w;
 }
 
+size_t af_weights_heads(const af_weights *w)
+{
+  return w == NULL || w->heads == 0 ? 1 : w->heads;
+}
+
 void af_weights_free(af_weights *w)
 {
   if (w == NULL)
     return;
   /* (a failed allocation leaves the arrays NULL: nothing to walk) */
-  for (size_t l = 0; w->Q && w->K && w->V && l < w->layers; l++) {
+  size_t nm = w->layers * af_weights_heads(w); /* checked at allocation */
+  for (size_t l = 0; w->Q && w->K && w->V && l < nm; l++) {
     free(w->Q[l]);
     free(w->K[l]);
     free(w->V[l]);
@@ -156,7 +177,8 @@ int af_weights_kaiming(af_weights *w, unsigned long seed)
   gsl_rng_set(r, seed);
   double sd = 1.0 / sqrt((double) w->d);
   int rc = AF_OK;
-  for (size_t l = 0; l < w->layers && rc == AF_OK; l++) {
+  size_t nm = w->layers * af_weights_heads(w); /* set by set, head by head */
+  for (size_t l = 0; l < nm && rc == AF_OK; l++) {
     double **mats[3] = {&w->Q[l], &w->K[l], &w->V[l]};
     for (int k = 0; k < 3; k++) {
       if (*mats[k] == NULL)
@@ -366,19 +388,32 @@ int af_weights_read_info(af_weights **wout, af_read_info *info,
   return AF_OK;
 }
 
-void af_weights_at(const double **Q, const double **K, const double **V,
-                   const af_weights *w, double t)
+/* The set in force at t. */
+static size_t weights_set(const af_weights *w, double t)
 {
-  if (w == NULL) {
-    *Q = *K = *V = NULL;
-    return;
-  }
   size_t l = 0;
   if (t > 0) {
     double q = floor(t / w->layer_dt);
     l = q >= (double) w->layers ? w->layers - 1 : (size_t) q;
   }
-  *Q = w->Q[l];
-  *K = w->K[l];
-  *V = w->V[l];
+  return l;
+}
+
+void af_weights_at(const double **Q, const double **K, const double **V,
+                   const af_weights *w, double t)
+{
+  af_weights_head_at(Q, K, V, w, t, 0);
+}
+
+void af_weights_head_at(const double **Q, const double **K, const double **V,
+                        const af_weights *w, double t, size_t h)
+{
+  if (w == NULL) {
+    *Q = *K = *V = NULL;
+    return;
+  }
+  size_t i = weights_set(w, t) * af_weights_heads(w) + h;
+  *Q = w->Q[i];
+  *K = w->K[i];
+  *V = w->V[i];
 }

@@ -15,10 +15,11 @@
 #define AF_TENSOR_NAME_MAX 64
 
 /* A .npy array's header: dtype ('<f4' if f4, else '<f8'), C order, shape
- * dims[0..rank) (rank <= 4), data from byte off on. */
+ * dims[0..rank) (rank <= AF_NPY_RANK_MAX), data from byte off on. */
+#define AF_NPY_RANK_MAX 5
 typedef struct {
   int f4;
-  size_t rank, dims[4];
+  size_t rank, dims[AF_NPY_RANK_MAX];
   size_t off;
 } af_npy_view;
 
@@ -40,13 +41,14 @@ int af_weights_file_bytes(unsigned char **buf, size_t *len, const char **what,
 typedef struct {
   char name[AF_TENSOR_NAME_MAX];
   int f4;
-  size_t rank, dims[4];
+  size_t rank, dims[AF_NPY_RANK_MAX];
   const unsigned char *data;
 } af_named_tensor;
 
 /* Weights from the tensors t[0..nt): each named Q.l, K.l or V.l (l = 0,
- * 1, ... in decimal, no leading zero) of shape (d, d); L = 1 + the largest
- * l, every set complete.  A failure writes its reason, naming the tensor,
+ * 1, ... in decimal, no leading zero) -- or all named Q.l.h, K.l.h, V.l.h
+ * (head h, as l) -- of shape (d, d); L = 1 + the largest l, H = 1 + the
+ * largest h, every (l, h) complete.  A failure writes its reason, naming the tensor,
  * into msg[0..cap): AF_EPARSE (a name), AF_EDIM (a shape, L), AF_ENONFINITE
  * (a weight), AF_ENOMEM. */
 int af_weights_from_named(af_weights **w, char *msg, size_t cap,

@@ -5,7 +5,8 @@
  * The file holds one array of float64 ('<f8') or float32 ('<f4'), C
  * order, of shape (3, d, d) -- one set Q, K, V -- or (L, 3, d, d) -- L
  * sets, set l in force on [l layer_dt, (l + 1) layer_dt) as in
- * af_weights.  Matrices are row-major: entry [l][0][a][b] is Q_ab of set
+ * af_weights -- or (L, H, 3, d, d) -- L sets of H heads, summed
+ * (docs/weights.md).  Matrices are row-major: entry [l][0][a][b] is Q_ab of set
  * l, so (Q th)_a = sum_b Q_ab th_b (the convention of the text format).
  *
  * Checked, every failure AF_EPARSE (or AF_EDIM for a shape that does not
@@ -14,8 +15,9 @@
  * inside the file), the header dict parsed as the Python literal NumPy
  * writes -- exactly the keys 'descr', 'fortran_order' and 'shape', each
  * once, a trailing comma allowed, blanks, then one newline -- the dtype,
- * C order, the shape (rank 3 or 4, every extent >= 1, at most
- * AF_NPY_LAYERS_MAX sets), the data size (products overflow-checked)
+ * C order, the shape (rank 3, 4 or 5, every extent >= 1, at most
+ * AF_NPY_LAYERS_MAX sets, AF_WEIGHTS_HEADS_MAX heads, L H at most
+ * AF_WEIGHTS_TRIPLES_MAX), the data size (products overflow-checked)
  * equal to the bytes left in the file, and every number finite. */
 #include <errno.h>
 #include <math.h>
@@ -80,7 +82,7 @@ static int shape_tuple(cur *c, size_t *dims, size_t *rank)
     blanks(c);
     if (lit(c, ")"))
       return 1;
-    if (*rank == 4 || c->p >= c->end || *c->p < '0' || *c->p > '9')
+    if (*rank == AF_NPY_RANK_MAX || c->p >= c->end || *c->p < '0' || *c->p > '9')
       return 0;
     size_t v = 0;
     while (c->p < c->end && *c->p >= '0' && *c->p <= '9') {
@@ -271,26 +273,39 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
     return rc;
   int f4 = v.f4;
   size_t *dims = v.dims, rank = v.rank, off = v.off;
-  size_t L = 1, base = 0;
+  size_t L = 1, H = 1, base = 0;
   if (rank == 4) {
     L = dims[0];
     base = 1;
+  } else if (rank == 5) {
+    L = dims[0];
+    H = dims[1];
+    base = 2;
   } else if (rank != 3) {
-    *what = "shape not (3, d, d) or (L, 3, d, d)";
+    *what = "shape not (3, d, d), (L, 3, d, d) or (L, H, 3, d, d)";
     return AF_EDIM;
   }
   if (L < 1 || L > AF_NPY_LAYERS_MAX) {
     *what = "number of layer sets L not in [1, 100000]";
     return AF_EDIM;
   }
+  if (H < 1 || H > AF_WEIGHTS_HEADS_MAX) {
+    *what = "number of heads H not in [1, 4096]";
+    return AF_EDIM;
+  }
+  if (H > 1 && L * H > AF_WEIGHTS_TRIPLES_MAX) { /* both bounded: no wrap */
+    *what = "L * H above 100000 triples Q, K, V";
+    return AF_EDIM;
+  }
   if (dims[base] != 3 || dims[base + 1] != d || dims[base + 2] != d) {
-    *what = "shape not (3, d, d) or (L, 3, d, d) for the run's d";
+    *what = "shape not (3, d, d), (L, 3, d, d) or (L, H, 3, d, d) for the "
+            "run's d";
     return AF_EDIM;
   }
   size_t dd, count, bytes, isz = f4 ? 4 : 8;
   if (!af_size_mul(&dd, d, d) || !af_size_mul(&count, dd, 3)
-      || !af_size_mul(&count, count, L) || !af_size_mul(&bytes, count, isz)
-      || bytes > NPY_FILE_MAX) {
+      || !af_size_mul(&count, count, L) || !af_size_mul(&count, count, H)
+      || !af_size_mul(&bytes, count, isz) || bytes > NPY_FILE_MAX) {
     *what = "array larger than 2 GiB";
     return AF_EDIM;
   }
@@ -299,11 +314,12 @@ int af_weights_parse_npy(af_weights **wout, const char **what,
                               : "bytes after the data";
     return AF_EPARSE;
   }
-  af_weights *w = af_weights_alloc(d, L, layer_dt);
+  af_weights *w = af_weights_alloc_heads(d, L, H, layer_dt);
   if (w == NULL)
     return AF_ENOMEM;
   const unsigned char *p = buf + off;
-  for (size_t l = 0; l < L; l++) {
+  /* C order: [l][h][k] is triple l H + h, as af_weights indexes heads */
+  for (size_t l = 0; l < L * H; l++) {
     double **mats[3] = {&w->Q[l], &w->K[l], &w->V[l]};
     for (int k = 0; k < 3; k++) {
       double *M = malloc(dd * sizeof *M);

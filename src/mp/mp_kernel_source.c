@@ -918,6 +918,10 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   /* Piece time as in af_work_piece_time (weight sets switch at double
    * breakpoints, so the piece is selected in double). */
   double tp = w->seg_set ? 0.5 * (w->seg_lo + w->seg_hi) : AF_GET_D(t);
+  /* One head: the sum over several heads (attention_heads.c) is a double
+   * path only; head 0 alone would be another model (AF_EINVAL). */
+  if (af_weights_heads(m->w) > 1)
+    return AF_EINVAL;
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, tp);
 #ifdef AF_EXACT_WEIGHTS

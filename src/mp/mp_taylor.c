@@ -650,6 +650,10 @@ static int setup_case(af_mp_taylor *tc, tay_case *cs, const af_model *m,
   }
   mpfr_div_2ui(tc->hb, tc->beta, 1, RND);
   mpfr_neg(tc->hb, tc->hb, RND);
+  /* One head only (the Taylor recursion is written for one Q, K, V);
+   * head 0 alone would be another model. */
+  if (af_weights_heads(m->w) > 1)
+    return AF_EINVAL;
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, 0.5 * (lo + hi));
   int exact = par != NULL && par->wq != NULL;

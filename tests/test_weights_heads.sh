@@ -1,0 +1,173 @@
+#!/bin/sh
+# test_weights_heads.sh -- weight files with several attention heads per
+# set (docs/weights.md): .npz and safetensors names Q.l.h, K.l.h, V.l.h and
+# the .npy shape (L, H, 3, d, d).  Checks: the three formats give the same
+# run, bit for bit, on each kernel and on two sets of two heads; head 1
+# matters (the run differs from head 0 alone); two heads with the same Q, K
+# and V_0 + V_1 = V follow the one-head run; the layer maps run on heads;
+# refused with their messages: names of 2 and 3 parts mixed, a missing
+# head, a bad head index (leading zero, not a number), a .npy with H = 0,
+# the MPFR path, a scheme spec that alters attention.  Needs a Python with
+# NumPy ($PYTHON, else Debian's /usr/bin/python3); skipped (77) without one.
+# Run by 'make check' with top_builddir exported.
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
+if [ ! -x "$AF" ]; then
+  echo "test_weights_heads.sh: $AF not found (set top_builddir)" >&2
+  exit 99
+fi
+PY=
+for p in "${PYTHON:-}" /usr/bin/python3; do
+  if [ -n "$p" ] && [ "$p" != : ] && "$p" -c 'import numpy' 2>/dev/null; then
+    PY=$p
+    break
+  fi
+done
+if [ -z "$PY" ]; then
+  echo "SKIP: no Python with NumPy (Debian: python3-numpy)"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/af-heads.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0 k=0
+ok() { k=$((k + 1)); pass=$((pass + 1)); echo "ok $k - $1"; }
+bad() { k=$((k + 1)); fail=$((fail + 1)); echo "not ok $k - $1: $2"; }
+
+cd "$tmp" || exit 99
+"$PY" - <<'PYEOF' || { echo "not ok - writing the files failed"; exit 1; }
+import json, struct
+import numpy as np
+
+d = 3
+r = np.random.default_rng(5)
+W = r.normal(0, 1 / np.sqrt(d), (2, 2, 3, d, d))  # (L, H, 3, d, d)
+one = {"%s.0.%d" % ("QKV"[k], h): W[0, h, k] for h in range(2) for k in range(3)}
+np.savez("h2.npz", **one)
+np.save("h2.npy", W[:1])
+both = {"%s.%d.%d" % ("QKV"[k], l, h): W[l, h, k]
+        for l in range(2) for h in range(2) for k in range(3)}
+np.savez_compressed("l2h2.npz", **both)
+np.save("l2h2.npy", W)
+np.savez("head0.npz", **{"%s.0" % "QKV"[k]: W[0, 0, k] for k in range(3)})
+
+
+def st(path, arrays):
+    hdr, data = {}, b""
+    for k, a in arrays.items():
+        raw = np.ascontiguousarray(a, dtype="<f8").tobytes()
+        hdr[k] = {"dtype": "F64", "shape": list(a.shape),
+                  "data_offsets": [len(data), len(data) + len(raw)]}
+        data += raw
+    h = json.dumps(hdr).encode()
+    h += b" " * ((8 - len(h) % 8) % 8)
+    open(path, "wb").write(struct.pack("<Q", len(h)) + h + data)
+
+
+st("h2.safetensors", one)
+# the same Q, K in both heads and V_0 + V_1 = V exactly (dyadic entries)
+q = np.round(1024 * W[0, 0, 0]) / 1024
+kk = np.round(1024 * W[0, 0, 1]) / 1024
+v = np.round(1024 * W[0, 0, 2]) / 1024
+v0 = np.round(1024 * W[0, 1, 2]) / 1024
+np.savez("split1.npz", **{"Q.0": q, "K.0": kk, "V.0": v})
+np.savez("split2.npz", **{"Q.0.0": q, "K.0.0": kk, "V.0.0": v0,
+                          "Q.0.1": q, "K.0.1": kk, "V.0.1": v - v0})
+np.savez("mixed.npz", **{"Q.0": q, "K.0": kk, "V.0": v, "Q.0.1": q,
+                         "K.0.1": kk, "V.0.1": v})
+np.savez("missing.npz", **{"Q.0.0": q, "K.0.0": kk, "V.0.0": v,
+                           "Q.0.1": q, "K.0.1": kk})
+np.savez("lead0.npz", **{"Q.0.0": q, "K.0.0": kk, "V.0.0": v,
+                         "Q.0.01": q, "K.0.01": kk, "V.0.01": v})
+np.savez("notnum.npz", **{"Q.0.0": q, "K.0.0": kk, "V.0.0": v,
+                          "Q.0.x": q})
+np.save("h0.npy", np.zeros((1, 0, 3, d, d)))
+PYEOF
+cd - >/dev/null || exit 99
+
+R="run --scheme pre-ln --n 6 --d 3 --beta 1.5 --init gaussian --h 0.5"
+rows() { "$AF" $R "$@" 2>"$tmp/err" | grep -v '^#'; }
+for kern in direct blas tiled; do
+  rows --kernel $kern --weights "$tmp/h2.npy" --t-end 1 >"$tmp/b"
+  for f in h2.npz h2.safetensors; do
+    rows --kernel $kern --weights "$tmp/$f" --t-end 1 >"$tmp/a"
+    if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+      ok "$f = h2.npy ($kern), bit for bit"
+    else bad "$f = h2.npy ($kern)" "$(head -c 300 "$tmp/err")"; fi
+  done
+done
+rows --weights "$tmp/l2h2.npy" --t-end 1.5 >"$tmp/b"
+rows --weights "$tmp/l2h2.npz" --t-end 1.5 >"$tmp/a"
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+  ok "two sets of two heads: .npz = .npy, bit for bit"
+else bad "two sets of two heads" "$(head -c 300 "$tmp/err")"; fi
+# (the columns after the tenth report the integration, which stops at the
+# set boundary only when there is one)
+rows --weights "$tmp/l2h2.npz" --t-end 0.5 | cut -d, -f1-10 >"$tmp/a"
+rows --weights "$tmp/h2.npz" --t-end 0.5 | cut -d, -f1-10 >"$tmp/b"
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b"; then
+  ok "two sets of two heads: the first set until t = h"
+else bad "two sets: first set until t = h" "$(head -c 300 "$tmp/err")"; fi
+rows --weights "$tmp/head0.npz" --t-end 1 | tail -n 1 >"$tmp/a"
+rows --weights "$tmp/h2.npz" --t-end 1 | tail -n 1 >"$tmp/b"
+if [ -s "$tmp/a" ] && [ -s "$tmp/b" ] && ! cmp -s "$tmp/a" "$tmp/b"; then
+  ok "head 1 acts (two heads differ from head 0 alone)"
+else bad "head 1 acts" "same rows as head 0 alone"; fi
+# two heads with V_0 + V_1 = V: the one-head run (to the integrator's
+# tolerance rtol 1e-10 times a few: the fields differ by rounding only)
+a=$(rows --weights "$tmp/split1.npz" --t-end 2 | tail -n 1 | cut -d, -f2-3)
+b=$(rows --weights "$tmp/split2.npz" --t-end 2 | tail -n 1 | cut -d, -f2-3)
+if [ -n "$a" ] && [ -n "$b" ] && awk -v a="$a" -v b="$b" 'BEGIN {
+     split(a, x, ","); split(b, y, ",");
+     for (i = 1; i <= 2; i++) { e = x[i] - y[i]; if (e > 1e-9 || e < -1e-9) exit 1 }
+     exit 0 }'; then
+  ok "V_0 + V_1 = V: two heads follow one head ($a vs $b)"
+else bad "V_0 + V_1 = V" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+if rows --weights "$tmp/h2.npz" --method layers --t-end 1 >"$tmp/a" &&
+   [ "$(wc -l <"$tmp/a")" -ge 2 ]; then ok "layer maps (S7) on two heads"
+else bad "layer maps on two heads" "$(head -c 300 "$tmp/err")"; fi
+
+refused() { # message part, file, options...
+  msg=$1 f=$2
+  shift 2
+  case "$*" in
+  *--scheme-def*) set -- $(echo "$R" | sed 's/--scheme pre-ln//') "$@" ;;
+  *) set -- $R "$@" ;;
+  esac
+  "$AF" "$@" --t-end 0.5 --weights "$tmp/$f" >/dev/null 2>"$tmp/err"
+  st=$?
+  if [ $st -ne 0 ] && grep -qF -- "$msg" "$tmp/err"; then
+    ok "refused: $f ($(sed 's/.*: \([^:]*: [^:]*\)$/\1/' "$tmp/err" | head -c 140))"
+  else bad "refused: $f" "status $st: $(cat "$tmp/err")"; fi
+}
+refused "names of 3 parts mixed with names of 2 parts" mixed.npz
+refused "tensor 'V.0.1' missing" missing.npz
+refused "tensor 'Q.0.01': not a weight name" lead0.npz
+refused "tensor 'Q.0.x': not a weight name" notnum.npz
+refused "number of heads H not in [1, 4096]" h0.npy
+refused "the MPFR methods compute one head" h2.npz --precision 64
+refused "the MPFR methods compute one head" h2.npy --precision 64 --method mp-taylor
+S="$top_srcdir/data/schemes"
+refused "several heads" h2.npz --scheme-def "$S/qknorm-post.scheme"
+
+# examples/export_layers.py --heads 2 writes the same two-head weights in
+# the three formats
+ex="$top_srcdir/examples/export_layers.py"
+if [ -f "$ex" ]; then
+  for f in h.npy h.npz h.safetensors; do
+    "$PY" "$ex" "$tmp/$f" --heads 2 >/dev/null &&
+      "$AF" run --scheme pre-ln --n 8 --d 4 --beta 2 --weights "$tmp/$f" \
+        --h 0.5 --t-end 2 --init gaussian 2>"$tmp/err" | grep -v '^#' >"$tmp/$f.csv"
+  done
+  "$PY" "$ex" "$tmp/one.npy" >/dev/null &&
+    "$AF" run --scheme pre-ln --n 8 --d 4 --beta 2 --weights "$tmp/one.npy" \
+      --h 0.5 --t-end 2 --init gaussian 2>/dev/null | grep -v '^#' >"$tmp/one.csv"
+  if [ -s "$tmp/h.npy.csv" ] && cmp -s "$tmp/h.npy.csv" "$tmp/h.npz.csv" &&
+     cmp -s "$tmp/h.npy.csv" "$tmp/h.safetensors.csv" &&
+     ! cmp -s "$tmp/h.npy.csv" "$tmp/one.csv"; then
+    ok "export_layers.py --heads 2: .npy, .npz and safetensors give the same run"
+  else bad "export_layers.py --heads 2" "$(head -c 300 "$tmp/err")"; fi
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
