@@ -479,6 +479,9 @@ static const fig_def fig_defs[] = {
     {"lc", "long-context transition of one layer per map: exact cosine at "
            "n = 1e2 ... 1e16 and its limits vs gamma (rho = 1/2, beta = "
            "gamma log n)", fig_lc, fig_cap_lc},
+    {"tmerge", "metastability time scales: merging time of two tokens at "
+               "pi/2 per scheme and its slope d ln t/d beta, beta in [1, 10]",
+     fig_tmerge, fig_cap_tmerge},
 };
 #define FIG_COUNT (sizeof fig_defs / sizeof fig_defs[0])
 

@@ -162,5 +162,7 @@ int fig_tradeoff_check(const fig_cfg *c, char *why, size_t cap);
 /* figure lc (figure_lc.c): the long-context transition per map. */
 fig_fn fig_lc;
 fig_cap_fn fig_cap_lc;
+fig_fn fig_tmerge;
+fig_cap_fn fig_cap_tmerge;
 
 #endif

@@ -39,7 +39,7 @@ notok() { ncase=$((ncase + 1)); nfail=$((nfail + 1)); echo "not ok $ncase - $1: 
 
 # The list the command knows must be the list tested here.
 figs=$("$AF" figure --list | cut -f 1 | tr '\n' ' ')
-want="f1 c1 c1traj c2 c3 c4 f2 c5 conv tradeoff lc "
+want="f1 c1 c1traj c2 c3 c4 f2 c5 conv tradeoff lc tmerge "
 if [ "$figs" = "$want" ]; then
   ok "figure --list names $want"
 else
