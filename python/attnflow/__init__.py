@@ -15,6 +15,7 @@ runs the installed 'attnflow verify' and returns its JSON report.  See
 docs/python.md.
 """
 
+import ctypes
 import json
 import math
 import os
@@ -270,7 +271,9 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
     attention : {"softmax", "usa", "causal"}, optional
     weights : str, optional
         "identity", "kaiming" or a path (3d rows of d numbers; a path
-        ending in .npy: shape (3, d, d) or (L, 3, d, d), L sets of time h).
+        ending in .npy: shape (3, d, d), (L, 3, d, d) or (L, H, 3, d, d),
+        L sets of time h, H heads summed; .npz or .safetensors: arrays
+        Q.l, K.l, V.l or Q.l.h, K.l.h, V.l.h; docs/weights.md).
     kernel : {"blas", "direct"}, optional
     t_end : float, optional
         Last time (default 10, or the last of `times`).
@@ -395,6 +398,21 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
                                               opts.h)
             if st != 0:
                 why = info.what.decode() if info.what else ""
+                raise Error(st, "weights %s%s" % (weights,
+                                                  ": " + why if why else ""))
+            wts = p.value
+        elif weights != "identity" and str(weights).endswith(
+                (".npz", ".safetensors")):
+            # named arrays Q.l, K.l, V.l (Q.l.h, ... for heads), each set of
+            # time h (docs/weights.md)
+            p = _lib.c_void_p()
+            info = _lib.ReadInfo()
+            msg = ctypes.create_string_buffer(512)
+            rd = (_lib.lib.af_weights_read_npz if str(weights).endswith(".npz")
+                  else _lib.lib.af_weights_read_safetensors)
+            st = rd(p, info, msg, len(msg), _cstr(weights), d, opts.h)
+            if st != 0:
+                why = msg.value.decode(errors="replace")
                 raise Error(st, "weights %s%s" % (weights,
                                                   ": " + why if why else ""))
             wts = p.value

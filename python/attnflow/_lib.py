@@ -217,6 +217,14 @@ class ReadInfo(Structure):
 lib.af_weights_read_npy.restype = c_int
 lib.af_weights_read_npy.argtypes = [POINTER(c_void_p), POINTER(ReadInfo),
                                     c_char_p, c_size_t, c_double]
+# Named arrays Q.l, K.l, V.l (or Q.l.h, ... with heads) from a .npz archive
+# or a safetensors file (af_weights_read_npz, af_weights_read_safetensors):
+# the reason of a refusal is written into the buffer msg[0..cap).
+for _name in ("af_weights_read_npz", "af_weights_read_safetensors"):
+    _f = getattr(lib, _name)
+    _f.restype = c_int
+    _f.argtypes = [POINTER(c_void_p), POINTER(ReadInfo), c_char_p, c_size_t,
+                   c_char_p, c_size_t, c_double]
 
 # Counts of the enums (attnflow.h); checked against the library's tables.
 SCHEME_COUNT = 6
