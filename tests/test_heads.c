@@ -417,7 +417,8 @@ static void mp_field(double *out, const double *y, const af_model *m,
  *   rounding (the bound of the header, n = 9, d = 4: below 1e-13 of the
  *   speed scale; the components here are O(1)), repeated bit for bit;
  * - the same Q, K in two heads with dyadic V_0 + V_1 = V give the
- *   one-head MPFR field to its own rounding (below 2^-180 at 200 bits). */
+ *   one-head MPFR field to its own rounding (below 2^-180 at 200 bits);
+ * - af_mp_attention's A, P, c, a agree with af_attention's (1e-13). */
 START_TEST(test_heads_mp)
 {
   size_t n = 9, d = 4, N = af_state_size(n, d);
@@ -459,6 +460,48 @@ START_TEST(test_heads_mp)
          "%.3g away\n", worst, far);
   ck_assert(worst <= 1e-13);
   ck_assert(far > 1e-3);
+  /* the outputs too: A, P, c and a = |A| of the sum (af_mp_attention
+   * against af_attention's direct kernel) */
+  {
+    size_t nd = n * d;
+    double *A = malloc(nd * sizeof *A), *P = malloc(nd * sizeof *P),
+           c[9], a[9];
+    mpfr_t *mA = af_mp_vec_alloc(nd, 200), *mP = af_mp_vec_alloc(nd, 200),
+           *mc = af_mp_vec_alloc(n, 200), *ma = af_mp_vec_alloc(n, 200),
+           *my = af_mp_vec_alloc(N, 200);
+    af_mp_work *mw = af_mp_work_alloc(n, d, 200);
+    af_work *aw = af_work_alloc(n, d);
+    ck_assert(A && P && mA && mP && mc && ma && my && mw && aw);
+    AFT_OK(af_work_set_kernel(aw, AF_KERNEL_DIRECT));
+    AFT_OK(af_attention(A, P, c, a, 0.7, y, &m, aw));
+    for (size_t i = 0; i < N; i++)
+      mpfr_set_d(my[i], y[i], MPFR_RNDN);
+    mpfr_t t;
+    mpfr_init2(t, 200);
+    mpfr_set_d(t, 0.7, MPFR_RNDN);
+    AFT_OK(af_mp_attention(mA, mP, mc, ma, t, my, &m, mw));
+    double wo = 0;
+    for (size_t i = 0; i < nd; i++) {
+      wo = fmax(wo, fabs(mpfr_get_d(mA[i], MPFR_RNDN) - A[i]));
+      wo = fmax(wo, fabs(mpfr_get_d(mP[i], MPFR_RNDN) - P[i]));
+    }
+    for (size_t j = 0; j < n; j++) {
+      wo = fmax(wo, fabs(mpfr_get_d(mc[j], MPFR_RNDN) - c[j]));
+      wo = fmax(wo, fabs(mpfr_get_d(ma[j], MPFR_RNDN) - a[j]));
+    }
+    printf("heads (MPFR, 200 bits): A, P, c, a within %.3g of double\n", wo);
+    ck_assert(wo <= 1e-13);
+    mpfr_clear(t);
+    af_mp_vec_free(mA, nd);
+    af_mp_vec_free(mP, nd);
+    af_mp_vec_free(mc, n);
+    af_mp_vec_free(ma, n);
+    af_mp_vec_free(my, N);
+    af_mp_work_free(mw);
+    af_work_free(aw);
+    free(A);
+    free(P);
+  }
   af_weights_free(two);
 
   /* V split across two heads at 200 bits */
