@@ -11,8 +11,9 @@
  * - one head never enters the head sum (its path, bit for bit as before:
  *   no accumulator is ever allocated), and a struct with heads = 0 (made
  *   by hand before the field existed) is one head, the same bits;
- * - the refusals: a U3 spec that alters attention, the MPFR field, the
- *   allocator's bounds.
+ * - the refusals: a U3 spec that alters attention, the allocator's
+ *   bounds;
+ * - the MPFR field sums the heads (test_heads_mp, below).
  *
  * Tolerances.  A kernel's A_j = sum_k w_jk V th_k is a sum of n terms of
  * matrix-vector products of length d, so its rounding error is at most
@@ -39,6 +40,7 @@
 #include "aftest.h"
 #include "attnflow_mp.h"
 #include "internal.h" /* the work's amag and hsum */
+#include "mp_kernel.h"  /* the double instance of the MPFR kernel */
 
 #define U (DBL_EPSILON / 2)
 
@@ -375,33 +377,180 @@ START_TEST(test_heads_refused)
   for (size_t i = 0; i < 12; i++)
     ck_assert(w->Q[i] && w->K[i] && w->V[i]);
   af_weights_free(w);
-  /* the MPFR field refuses several heads (it would be head 0 alone) */
-  size_t n = 4, d = 2;
-  af_weights *two = af_weights_alloc_heads(d, 1, 2, 1.0);
-  ck_assert_ptr_nonnull(two);
-  af_model m;
-  af_model_init(&m, n, d, 1.0, AF_POST_LN);
-  m.w = two;
-  af_mp_work *mw = af_mp_work_alloc(n, d, 64);
-  ck_assert_ptr_nonnull(mw);
-  double y[12];
-  aft_random_state(y, n, d, 3);
-  mpfr_t *my = af_mp_vec_alloc(af_state_size(n, d), 64),
-         *mdy = af_mp_vec_alloc(af_state_size(n, d), 64);
-  ck_assert(my && mdy);
-  for (size_t i = 0; i < af_state_size(n, d); i++)
+}
+END_TEST
+
+/* af_mp_rhs at prec bits of the double state y into out (doubles, rounded
+ * to nearest), twice on the same work: the same bits both times. */
+static void mp_field(double *out, const double *y, const af_model *m,
+                     mpfr_prec_t prec, mpfr_t *keep)
+{
+  size_t n = m->n, d = m->d, N = af_state_size(n, d);
+  af_mp_work *mw = af_mp_work_alloc(n, d, prec);
+  mpfr_t *my = af_mp_vec_alloc(N, prec), *d1 = af_mp_vec_alloc(N, prec),
+         *d2 = af_mp_vec_alloc(N, prec);
+  ck_assert(mw && my && d1 && d2);
+  for (size_t i = 0; i < N; i++)
     mpfr_set_d(my[i], y[i], MPFR_RNDN);
   mpfr_t t;
-  mpfr_init2(t, 64);
-  mpfr_set_zero(t, 1);
-  AFT_STATUS(af_mp_rhs(mdy, t, my, &m, mw), AF_EINVAL);
-  m.w = NULL;
-  AFT_OK(af_mp_rhs(mdy, t, my, &m, mw));
+  mpfr_init2(t, prec);
+  mpfr_set_d(t, 0.7, MPFR_RNDN);
+  AFT_OK(af_mp_rhs(d1, t, my, m, mw));
+  AFT_OK(af_mp_rhs(d2, t, my, m, mw));
+  for (size_t i = 0; i < N; i++) {
+    ck_assert(mpfr_equal_p(d1[i], d2[i]));
+    out[i] = mpfr_get_d(d1[i], MPFR_RNDN);
+    if (keep != NULL)
+      mpfr_set(keep[i], d1[i], MPFR_RNDN);
+  }
   mpfr_clear(t);
-  af_mp_vec_free(my, af_state_size(n, d));
-  af_mp_vec_free(mdy, af_state_size(n, d));
+  af_mp_vec_free(my, N);
+  af_mp_vec_free(d1, N);
+  af_mp_vec_free(d2, N);
   af_mp_work_free(mw);
+}
+
+/* The MPFR field sums the heads (mp_kernel_source.c, attention_heads):
+ * - its double instance gives af_rhs's direct kernel bit for bit with two
+ *   Kaiming heads (the same head order and operations);
+ * - at 200 bits it agrees with the double field within the double's own
+ *   rounding (the bound of the header, n = 9, d = 4: below 1e-13 of the
+ *   speed scale; the components here are O(1)), repeated bit for bit;
+ * - the same Q, K in two heads with dyadic V_0 + V_1 = V give the
+ *   one-head MPFR field to its own rounding (below 2^-180 at 200 bits);
+ * - af_mp_attention's A, P, c, a agree with af_attention's (1e-13). */
+START_TEST(test_heads_mp)
+{
+  size_t n = 9, d = 4, N = af_state_size(n, d);
+  af_weights *two = af_weights_alloc_heads(d, 1, 2, 1.0);
+  ck_assert_ptr_nonnull(two);
+  AFT_OK(af_weights_kaiming(two, 21));
+  af_model m;
+  af_model_init(&m, n, d, 1.5, AF_PRE_LN);
+  m.w = two;
+  double *y = malloc(N * sizeof *y), *dd = malloc(N * sizeof *dd),
+         *dg = malloc(N * sizeof *dg), *dm = malloc(N * sizeof *dm),
+         *d0 = malloc(N * sizeof *d0);
+  ck_assert(y && dd && dg && dm && d0);
+  aft_random_state(y, n, d, aft_seed(31));
+  af_work *w = af_work_alloc(n, d);
+  ck_assert_ptr_nonnull(w);
+  AFT_OK(af_work_set_kernel(w, AF_KERNEL_DIRECT));
+  AFT_OK(af_rhs(dd, 0.7, y, &m, w));
+  af_work_free(w);
+  af_work_generic_d *g = af_work_alloc_generic_d(n, d, 53);
+  ck_assert_ptr_nonnull(g);
+  AFT_OK(af_rhs_generic_d(dg, 0.7, y, &m, g));
+  af_work_free_generic_d(g);
+  ck_assert(memcmp(dd, dg, N * sizeof *dd) == 0);
+  mp_field(dm, y, &m, 200, NULL);
+  double worst = 0;
+  for (size_t i = 0; i < N; i++)
+    if (fabs(dm[i] - dd[i]) > worst)
+      worst = fabs(dm[i] - dd[i]);
+  /* head 0 alone is another field */
+  two->heads = 1;
+  mp_field(d0, y, &m, 200, NULL);
+  two->heads = 2;
+  double far = 0;
+  for (size_t i = 0; i < N; i++)
+    if (fabs(d0[i] - dm[i]) > far)
+      far = fabs(d0[i] - dm[i]);
+  printf("heads (MPFR, 200 bits): |mp - double| <= %.3g, head 0 alone "
+         "%.3g away\n", worst, far);
+  ck_assert(worst <= 1e-13);
+  ck_assert(far > 1e-3);
+  /* the outputs too: A, P, c and a = |A| of the sum (af_mp_attention
+   * against af_attention's direct kernel) */
+  {
+    size_t nd = n * d;
+    double *A = malloc(nd * sizeof *A), *P = malloc(nd * sizeof *P),
+           c[9], a[9];
+    mpfr_t *mA = af_mp_vec_alloc(nd, 200), *mP = af_mp_vec_alloc(nd, 200),
+           *mc = af_mp_vec_alloc(n, 200), *ma = af_mp_vec_alloc(n, 200),
+           *my = af_mp_vec_alloc(N, 200);
+    af_mp_work *mw = af_mp_work_alloc(n, d, 200);
+    af_work *aw = af_work_alloc(n, d);
+    ck_assert(A && P && mA && mP && mc && ma && my && mw && aw);
+    AFT_OK(af_work_set_kernel(aw, AF_KERNEL_DIRECT));
+    AFT_OK(af_attention(A, P, c, a, 0.7, y, &m, aw));
+    for (size_t i = 0; i < N; i++)
+      mpfr_set_d(my[i], y[i], MPFR_RNDN);
+    mpfr_t t;
+    mpfr_init2(t, 200);
+    mpfr_set_d(t, 0.7, MPFR_RNDN);
+    AFT_OK(af_mp_attention(mA, mP, mc, ma, t, my, &m, mw));
+    double wo = 0;
+    for (size_t i = 0; i < nd; i++) {
+      wo = fmax(wo, fabs(mpfr_get_d(mA[i], MPFR_RNDN) - A[i]));
+      wo = fmax(wo, fabs(mpfr_get_d(mP[i], MPFR_RNDN) - P[i]));
+    }
+    for (size_t j = 0; j < n; j++) {
+      wo = fmax(wo, fabs(mpfr_get_d(mc[j], MPFR_RNDN) - c[j]));
+      wo = fmax(wo, fabs(mpfr_get_d(ma[j], MPFR_RNDN) - a[j]));
+    }
+    printf("heads (MPFR, 200 bits): A, P, c, a within %.3g of double\n", wo);
+    ck_assert(wo <= 1e-13);
+    mpfr_clear(t);
+    af_mp_vec_free(mA, nd);
+    af_mp_vec_free(mP, nd);
+    af_mp_vec_free(mc, n);
+    af_mp_vec_free(ma, n);
+    af_mp_vec_free(my, N);
+    af_mp_work_free(mw);
+    af_work_free(aw);
+    free(A);
+    free(P);
+  }
   af_weights_free(two);
+
+  /* V split across two heads at 200 bits */
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, aft_seed(32));
+  af_weights *one = af_weights_alloc(d, 1, 1.0);
+  af_weights *spl = af_weights_alloc_heads(d, 1, 2, 1.0);
+  ck_assert(r && one && spl);
+  one->Q[0] = dyadic(r, d);
+  one->K[0] = dyadic(r, d);
+  one->V[0] = dyadic(r, d);
+  for (size_t h = 0; h < 2; h++) {
+    spl->Q[h] = copy(one->Q[0], d);
+    spl->K[h] = copy(one->K[0], d);
+  }
+  spl->V[0] = dyadic(r, d);
+  spl->V[1] = malloc(d * d * sizeof(double));
+  ck_assert_ptr_nonnull(spl->V[1]);
+  for (size_t i = 0; i < d * d; i++) /* exact: dyadic, small */
+    spl->V[1][i] = one->V[0][i] - spl->V[0][i];
+  mpfr_t *k1 = af_mp_vec_alloc(N, 200), *k2 = af_mp_vec_alloc(N, 200);
+  mpfr_t e;
+  mpfr_init2(e, 200);
+  ck_assert(k1 && k2);
+  m.w = one;
+  mp_field(dm, y, &m, 200, k1);
+  m.w = spl;
+  mp_field(dm, y, &m, 200, k2);
+  double split = 0;
+  for (size_t i = 0; i < N; i++) {
+    mpfr_sub(e, k1[i], k2[i], MPFR_RNDN);
+    mpfr_abs(e, e, MPFR_RNDN);
+    if (mpfr_get_d(e, MPFR_RNDU) > split)
+      split = mpfr_get_d(e, MPFR_RNDU);
+  }
+  printf("heads (MPFR, 200 bits): V_0 + V_1 = V within %.3g of one head\n",
+         split);
+  ck_assert(split <= ldexp(1.0, -180));
+  mpfr_clear(e);
+  af_mp_vec_free(k1, N);
+  af_mp_vec_free(k2, N);
+  af_weights_free(one);
+  af_weights_free(spl);
+  gsl_rng_free(r);
+  free(y);
+  free(dd);
+  free(dg);
+  free(dm);
+  free(d0);
 }
 END_TEST
 
@@ -414,6 +563,7 @@ static Suite *heads_suite(void)
   tcase_add_test(tc, test_heads_naive);
   tcase_add_test(tc, test_heads_one_path);
   tcase_add_test(tc, test_heads_refused);
+  tcase_add_test(tc, test_heads_mp);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -7,7 +7,10 @@
 # and V_0 + V_1 = V follow the one-head run; the layer maps run on heads;
 # refused with their messages: names of 2 and 3 parts mixed, a missing
 # head, a bad head index (leading zero, not a number), a .npy with H = 0,
-# the MPFR path, a scheme spec that alters attention.  Needs a Python with
+# mp-taylor, a scheme spec that alters attention (with --precision too).
+# The MPFR path sums the heads: at 128 bits it agrees with the double run,
+# V_0 + V_1 = V follows the one-head MPFR run to 1e-30, and the run is bit
+# for bit the same when repeated and on 1 or 2 threads.  Needs a Python with
 # NumPy ($PYTHON, else Debian's /usr/bin/python3); skipped (77) without one.
 # Run by 'make check' with top_builddir exported.
 top_builddir=${top_builddir:-.}
@@ -127,6 +130,46 @@ if rows --weights "$tmp/h2.npz" --method layers --t-end 1 >"$tmp/a" &&
    [ "$(wc -l <"$tmp/a")" -ge 2 ]; then ok "layer maps (S7) on two heads"
 else bad "layer maps on two heads" "$(head -c 300 "$tmp/err")"; fi
 
+# the MPFR path sums the heads too (mp-gbs, mp-gauss; mp_kernel_source.c).
+# Columns 2-3 of the last row, compared in decimal by Python (the MPFR rows
+# carry more digits than a double): |a - b| <= tol.
+near() { # a b tol
+  "$PY" -c 'import sys
+from decimal import Decimal as D, getcontext
+getcontext().prec = 80
+a, b = sys.argv[1].split(","), sys.argv[2].split(",")
+sys.exit(not (len(a) == len(b) == 2 and
+              all(abs(D(x) - D(y)) <= D(sys.argv[3]) for x, y in zip(a, b))))' "$1" "$2" "$3"
+}
+# 128 bits at --tol 1e-30 against the double run at rtol = atol = 1e-13:
+# the double run's own error at t = 1.5 is below 1e-12 (as in
+# test_weights_npy.sh), so the two agree within 1e-12; head 0 alone is
+# farther away than that.
+M="--precision 128 --tol 1e-30"
+a=$(rows --weights "$tmp/h2.npz" --t-end 1.5 $M | tail -n 1 | cut -d, -f2-3)
+b=$(rows --weights "$tmp/h2.npz" --t-end 1.5 --rtol 1e-13 --atol 1e-13 | tail -n 1 | cut -d, -f2-3)
+c=$(rows --weights "$tmp/head0.npz" --t-end 1.5 $M | tail -n 1 | cut -d, -f2-3)
+if [ -n "$a" ] && [ -n "$b" ] && [ -n "$c" ] && near "$a" "$b" 1e-12 &&
+   ! near "$a" "$c" 1e-6; then
+  ok "MPFR: two heads at t = 1.5 = double within 1e-12 ($a vs $b)"
+else bad "MPFR: two heads = double" "$a vs $b (head 0: $c): $(head -c 300 "$tmp/err")"; fi
+for meth in mp-gbs mp-gauss; do
+  a=$(rows --weights "$tmp/split1.npz" --t-end 2 $M --method $meth | tail -n 1 | cut -d, -f2-3)
+  b=$(rows --weights "$tmp/split2.npz" --t-end 2 $M --method $meth | tail -n 1 | cut -d, -f2-3)
+  if [ -n "$a" ] && [ -n "$b" ] && near "$a" "$b" 1e-30; then
+    ok "MPFR ($meth): V_0 + V_1 = V, two heads follow one head within 1e-30"
+  else bad "MPFR ($meth): V_0 + V_1 = V" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+done
+# bit for bit when repeated, and for 1 or 2 threads (mp-gbs's rows run on
+# OpenMP's threads, each with its own work and accumulators)
+M="--precision 128 --tol 1e-25"
+OMP_NUM_THREADS=2 rows --weights "$tmp/l2h2.npz" --t-end 1.5 $M >"$tmp/a"
+OMP_NUM_THREADS=2 rows --weights "$tmp/l2h2.npz" --t-end 1.5 $M >"$tmp/b"
+OMP_NUM_THREADS=1 rows --weights "$tmp/l2h2.npz" --t-end 1.5 $M >"$tmp/c"
+if [ -s "$tmp/a" ] && cmp -s "$tmp/a" "$tmp/b" && cmp -s "$tmp/a" "$tmp/c"; then
+  ok "MPFR: two sets of two heads, bit for bit repeated and on 1 or 2 threads"
+else bad "MPFR: bit for bit" "$(head -c 300 "$tmp/err")"; fi
+
 refused() { # message part, file, options...
   msg=$1 f=$2
   shift 2
@@ -145,10 +188,10 @@ refused "tensor 'V.0.1' missing" missing.npz
 refused "tensor 'Q.0.01': not a weight name" lead0.npz
 refused "tensor 'Q.0.x': not a weight name" notnum.npz
 refused "number of heads H not in [1, 4096]" h0.npy
-refused "the MPFR methods compute one head" h2.npz --precision 64
-refused "the MPFR methods compute one head" h2.npy --precision 64 --method mp-taylor
+refused "mp-taylor computes one head" h2.npy --precision 64 --method mp-taylor
 S="$top_srcdir/data/schemes"
 refused "several heads" h2.npz --scheme-def "$S/qknorm-post.scheme"
+refused "several heads" h2.npz --scheme-def "$S/qknorm-post.scheme" --precision 64
 
 # examples/export_layers.py --heads 2 writes the same two-head weights in
 # the three formats

@@ -109,6 +109,9 @@ struct AF_WORK {
   AF_T *s;    /* n speed factors                            */
   AF_T *rho;  /* n radial rates                             */
   AF_T *M;    /* d x d Q^T K                                */
+  /* Sums over several heads (attention_heads): A, P (n x d), c, amag
+   * (n); allocated at the first use with heads > 1, else NULL. */
+  AF_T *hA, *hP, *hc, *hm;
 #define AF_GK_FIELD(name) AF_T name;
   AF_GK_SCALARS(AF_GK_FIELD)
 #undef AF_GK_FIELD
@@ -165,6 +168,10 @@ void AF_FN(work_free)(struct AF_WORK *w)
   if (w == NULL)
     return;
   size_t n = w->n, d = w->d, nd = n * d;
+  AF_FN(vec_del)(w->hA, nd);
+  AF_FN(vec_del)(w->hP, nd);
+  AF_FN(vec_del)(w->hc, n);
+  AF_FN(vec_del)(w->hm, n);
   if (w->borrowed) {
     free(w);
     return;
@@ -897,6 +904,68 @@ static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
 }
 #endif
 
+/* Several heads (attention_heads.c's sum at the work's precision): the
+ * direct kernel runs once per head with that head's Q, K, V on the same
+ * directions, and A, P, c, amag are added in head order h = 0, 1, ...
+ * into the work's accumulators (the first head copied, exactly); then
+ * a_j = |A_j| of the sum.  Z, S and the other scratch keep the last
+ * head's values. */
+static int AF_FN(attention_heads)(struct AF_WORK *w, const af_model *m,
+                                  double tp, size_t H)
+{
+  size_t n = w->n, d = w->d, nd = n * d;
+  if (w->hA == NULL) {
+    w->hA = AF_FN(vec_new)(nd, w->prec);
+    w->hP = AF_FN(vec_new)(nd, w->prec);
+    w->hc = AF_FN(vec_new)(n, w->prec);
+    w->hm = AF_FN(vec_new)(n, w->prec);
+    if (!w->hA || !w->hP || !w->hc || !w->hm) {
+      AF_FN(vec_del)(w->hA, nd);
+      AF_FN(vec_del)(w->hP, nd);
+      AF_FN(vec_del)(w->hc, n);
+      AF_FN(vec_del)(w->hm, n);
+      w->hA = w->hP = w->hc = w->hm = NULL;
+      return AF_ENOMEM;
+    }
+  }
+  for (size_t h = 0; h < H; h++) {
+    const double *Q, *K, *V;
+    af_weights_head_at(&Q, &K, &V, m->w, tp, h);
+    int rc = AF_FN(attention_direct)(w, m, Q, K, V);
+    if (rc != AF_OK)
+      return rc;
+    if (h == 0) {
+      for (size_t i = 0; i < nd; i++) {
+        AF_SET(w->hA[i], w->A[i]);
+        AF_SET(w->hP[i], w->P[i]);
+      }
+      for (size_t j = 0; j < n; j++) {
+        AF_SET(w->hc[j], w->c[j]);
+        AF_SET(w->hm[j], w->amag[j]);
+      }
+      continue;
+    }
+    for (size_t i = 0; i < nd; i++) {
+      AF_ADD(w->hA[i], w->hA[i], w->A[i]);
+      AF_ADD(w->hP[i], w->hP[i], w->P[i]);
+    }
+    for (size_t j = 0; j < n; j++) {
+      AF_ADD(w->hc[j], w->hc[j], w->c[j]);
+      AF_ADD(w->hm[j], w->hm[j], w->amag[j]);
+    }
+  }
+  for (size_t i = 0; i < nd; i++) {
+    AF_SET(w->A[i], w->hA[i]);
+    AF_SET(w->P[i], w->hP[i]);
+  }
+  for (size_t j = 0; j < n; j++) {
+    AF_SET(w->c[j], w->hc[j]);
+    AF_SET(w->amag[j], w->hm[j]);
+    AF_FN(norm2)(w, &w->a[j], w->A + j * d, d);
+  }
+  return AF_OK;
+}
+
 /* attention_fill of attention.c. */
 static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
                                  AF_CONST AF_T *y, const af_model *m)
@@ -918,10 +987,25 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   /* Piece time as in af_work_piece_time (weight sets switch at double
    * breakpoints, so the piece is selected in double). */
   double tp = w->seg_set ? 0.5 * (w->seg_lo + w->seg_hi) : AF_GET_D(t);
-  /* One head: the sum over several heads (attention_heads.c) is a double
-   * path only; head 0 alone would be another model (AF_EINVAL). */
-  if (af_weights_heads(m->w) > 1)
-    return AF_EINVAL;
+  size_t H = af_weights_heads(m->w);
+  if (H > 1) {
+    /* Several heads, summed (attention_heads).  Exact weights stand for
+     * one set of one head, and a spec that alters attention (U3) has a
+     * kernel of one head: both refused (head 0 alone would be another
+     * model). */
+#ifdef AF_EXACT_WEIGHTS
+    if (AF_EXACT_WEIGHTS(w))
+      return AF_EINVAL;
+#endif
+    if (m->scheme == AF_SCHEME_USER
+        && af_scheme_spec_alters_attention(af_scheme_spec_of(m->user)))
+      return AF_EINVAL;
+    rc = AF_FN(attention_heads)(w, m, tp, H);
+    if (rc != AF_OK)
+      return rc;
+    w->nevals++;
+    return AF_FN(attention_status)(w, m);
+  }
   const double *Q, *K, *V;
   af_weights_at(&Q, &K, &V, m->w, tp);
 #ifdef AF_EXACT_WEIGHTS
