@@ -300,6 +300,10 @@ static void lc_rand_run(lcr_out *o, const af_vctx *c, int want_kernel)
   size_t ng = full ? 8 : 2;
   memset(o, 0, sizeof *o);
   o->rc = AF_OK;
+  /* The kernel row needs d = 64 and the kernel's gammas only; the rest is
+   * the z statistic of the other row. */
+  if (want_kernel)
+    nd = 1;
   for (size_t id = 0; id < nd && o->rc == AF_OK; id++) {
     size_t d = ds[id], N = af_state_size(n, d), line = 0;
     double *y = malloc(N * sizeof *y), *cj = malloc(n * sizeof *cj),
@@ -340,6 +344,8 @@ static void lc_rand_run(lcr_out *o, const af_vctx *c, int want_kernel)
       for (size_t g = 0; g < ng; g++) {
         double beta = gam[g] * log((double) n);
         int kern = (int) g == kg[0] ? 0 : (int) g == kg[1] ? 1 : -1;
+        if (want_kernel && kern < 0)
+          continue;
         long double sum = 0, zc = 1.0L; /* k = j: weight e^0, c_jj = 1 */
         for (size_t k = 0; k < n; k++) {
           if (k == j)
@@ -358,7 +364,7 @@ static void lc_rand_run(lcr_out *o, const af_vctx *c, int want_kernel)
         }
       }
     }
-    for (size_t g = 0; g < ng && o->rc == AF_OK; g++) {
+    for (size_t g = 0; g < ng && o->rc == AF_OK && !want_kernel; g++) {
       double beta = gam[g] * log((double) n);
       double lm = af_lc_rand_log_mgf(d, beta);
       double sd = af_lc_rand_relsd((double) n, d, beta);
