@@ -29,6 +29,7 @@
 #include "flow.h"
 #include "lohner.h"
 #include "merges.h"
+#include "scheme_spec.h"
 
 const char *af_certify_status_name(af_certify_status s)
 {
@@ -45,6 +46,8 @@ const char *af_close_lemma_name(af_close_lemma l)
   switch (l) {
   case AF_CLOSE_HEMISPHERE: return "P3h-hemisphere";
   case AF_CLOSE_CAP: return "T4.3-cap";
+  case AF_CLOSE_SPEED: return "U-close";
+  case AF_CLOSE_CAP_ENTERED: return "cap-entered";
   default: return "none";
   }
 }
@@ -165,15 +168,81 @@ static int record(af_certify_result *res, size_t k, double t, arb_srcptr Y)
   return AF_OK;
 }
 
+/* The spec of o (NULL for a built-in). */
+static const af_scheme_spec *spec_of(const af_certify_opts *o)
+{
+  return o->user ? af_scheme_spec_of(o->user) : NULL;
+}
+
+/* 1 if the state carries radii. */
+static int has_radii(const af_certify_opts *o)
+{
+  const af_scheme_spec *sp = spec_of(o);
+  return sp ? af_flow_spec_reads(sp, 0, AF_EXPR_R)
+            : af_flow_has_radii(o->scheme);
+}
+
+/* 1 if U-close can close the spec's convergence: a speed that reads
+ * neither t nor r (tau is refused) and alpha only when alpha(t) is a
+ * constant. */
+static int speed_autonomous(const af_scheme_spec *sp, double decay)
+{
+  return !af_flow_spec_reads(sp, 0, AF_EXPR_T)
+         && !af_flow_spec_reads(sp, 0, AF_EXPR_R)
+         && (!af_flow_spec_reads(sp, 0, AF_EXPR_ALPHA) || decay == 0);
+}
+
+static int check_spec(af_certify_result *res, const af_certify_opts *o,
+                      const af_scheme_spec *sp)
+{
+  if (sp == NULL)
+    return fail(res, AF_EINVAL, "scheme '%s' is a callback: certify needs a "
+                "spec (af_scheme_spec_row), whose expressions it tapes",
+                o->user->name ? o->user->name : "?");
+  const char *why = af_flow_spec_refusal(sp);
+  if (why)
+    return fail(res, AF_EINVAL, "spec '%s' cannot be certified: %s",
+                sp->name, why);
+  int ra = af_flow_spec_reads(sp, 0, AF_EXPR_ALPHA)
+           || (has_radii(o) && af_flow_spec_reads(sp, 1, AF_EXPR_ALPHA));
+  if (ra && (!(o->alpha > 0) || !isfinite(o->alpha)
+             || !(o->alpha_decay >= 0) || !isfinite(o->alpha_decay)))
+    return fail(res, AF_EINVAL, "spec '%s' reads alpha: need alpha > 0 and "
+                "a finite decay >= 0 (alpha = %g, decay = %g)", sp->name,
+                o->alpha, o->alpha_decay);
+  if (o->property_cap)
+    return AF_OK; /* a finite-time property: any tapeable spec */
+  if (o->q || o->k)
+    return fail(res, AF_EINVAL, "spec '%s' with weights: the closing lemma "
+                "of a spec (U-close) needs Q^T K = I (the energy of the "
+                "symmetric kernel); --property cap states a property that "
+                "any weights allow", sp->name);
+  if (!speed_autonomous(sp, o->alpha_decay))
+    return fail(res, AF_EINVAL, "spec '%s': its speed reads %s, and the "
+                "closing lemma of a spec (U-close, theorems.md) needs a "
+                "speed of ta, na and a constant alpha only, so convergence "
+                "cannot be closed; --property cap proves or refutes that the "
+                "flow enters the cap of T4.3 by t-max", sp->name,
+                af_flow_spec_reads(sp, 0, AF_EXPR_T) ? "t"
+                : af_flow_spec_reads(sp, 0, AF_EXPR_R) ? "r"
+                : "alpha with --alpha-decay > 0");
+  return AF_OK;
+}
+
 static int check_opts(af_certify_result *res, const double *y,
                       const af_certify_opts *o)
 {
-  if ((int) o->scheme < 0 || o->scheme >= AF_SCHEME_COUNT)
+  if (o->user == NULL && ((int) o->scheme < 0 || o->scheme >= AF_SCHEME_COUNT))
     return fail(res, AF_EINVAL, "unknown scheme %.0f", (double) o->scheme);
   if (o->n < 2 || o->d < 2)
     return fail(res, AF_EINVAL, "n = %.0f and d = %.0f: certify needs n >= 2 "
                 "tokens and dimension d >= 2", (double) o->n, (double) o->d);
-  size_t dim = o->n * o->d + (af_flow_has_radii(o->scheme) ? o->n : 0);
+  if (o->user) {
+    int rc = check_spec(res, o, spec_of(o));
+    if (rc != AF_OK)
+      return rc;
+  }
+  size_t dim = o->n * o->d + (has_radii(o) ? o->n : 0);
   if (dim > AF_CERTIFY_DIM_MAX || o->n > AF_CERTIFY_DIM_MAX
       || o->d > AF_CERTIFY_DIM_MAX)
     return fail(res, AF_EDIM, "state dimension %.0f (n d, plus n radii for "
@@ -199,13 +268,13 @@ static int check_opts(af_certify_result *res, const double *y,
   if (!(o->h_fixed >= 0) || !isfinite(o->h_fixed))
     return fail(res, AF_EINVAL, "fixed step %g: must be finite and >= 0",
                 o->h_fixed);
-  if (o->scheme == AF_NGPT
+  if (o->user == NULL && o->scheme == AF_NGPT
       && (!(o->alpha > 0) || !isfinite(o->alpha) || !(o->alpha_decay >= 0)
           || o->alpha_decay > 1))
     return fail(res, AF_EINVAL, "nGPT alpha = %g, decay = %g: need alpha > 0 "
                 "and decay in [0, 1] (the closing lemma needs int alpha = "
                 "infinity)", o->alpha, o->alpha_decay);
-  if (o->scheme == AF_MIX_LN) {
+  if (o->user == NULL && o->scheme == AF_MIX_LN) {
     if (!(o->tau >= 0) || !isfinite(o->tau))
       return fail(res, AF_EINVAL, "Mix-LN tau = %g: must be finite and >= 0",
                   o->tau);
@@ -253,7 +322,7 @@ static int check_opts(af_certify_result *res, const double *y,
       return fail(res, AF_EINVAL, "token %.0f has norm %.17g: a start must "
                   "lie on the unit sphere (within 1e-12; radii are separate)",
                   (double) (j + 1), sqrt(s));
-    if (af_flow_has_radii(o->scheme)) {
+    if (has_radii(o)) {
       double r = y[o->n * o->d + j];
       if (!(r > 0) || !isfinite(r))
         return fail(res, AF_EINVAL, "token %.0f has radius %g: radii must be "
@@ -261,6 +330,21 @@ static int check_opts(af_certify_result *res, const double *y,
     }
   }
   return AF_OK;
+}
+
+/* The hemisphere test's record: its margin v and w. */
+static void record_hemisphere(af_certify_result *res, arb_srcptr Y,
+                              const af_certify_opts *o, double v)
+{
+  res->hyp = v;
+  res->hyp_bound = 0;
+  for (size_t c = 0; c < o->d && c < 16; c++) {
+    double s = 0;
+    for (size_t i = 0; i < o->n; i++)
+      s += arf_get_d(arb_midref(Y + i * o->d + c), ARF_RND_NEAR);
+    res->w[c] = s; /* the record of w (af_close_hemisphere's w is the
+                      exact midpoint sum; this is its double) */
+  }
 }
 
 /* The closing test of the scheme at the current state.  Returns the
@@ -271,21 +355,38 @@ static af_close_lemma closing(af_certify_result *res, arb_srcptr Y,
 {
   int ok = 0;
   double v, b;
+  const af_scheme_spec *sp = spec_of(o);
+  if (sp && o->property_cap) {
+    /* the property C-refute only: no lemma on a spec makes it convergence */
+    af_close_cap(&ok, &v, &b, Y, o->n, o->d, o->beta, prec);
+    if (!ok)
+      return AF_CLOSE_NONE;
+    res->hyp = v;
+    res->hyp_bound = b;
+    return AF_CLOSE_CAP_ENTERED;
+  }
+  if (sp) {
+    /* U-close: the hemisphere of P3h, and the speed proven positive and
+     * bounded on the box ta in [-1, 1], na in [m, 1] that the hemisphere
+     * keeps every token in (theorems.md U-close) */
+    af_close_hemisphere(&ok, &v, Y, o->n, o->d, prec);
+    if (!ok || !(v > 0))
+      return AF_CLOSE_NONE;
+    int sok;
+    af_flow_spec_speed_box(&sok, &res->speed_lo, &res->speed_hi, sp, -1.0,
+                           1.0, v, 1.0, o->alpha, prec);
+    if (!sok)
+      return AF_CLOSE_NONE;
+    record_hemisphere(res, Y, o, v);
+    return AF_CLOSE_SPEED;
+  }
   int hemi = identity && !o->property_cap
              && (o->scheme == AF_POST_LN || o->scheme == AF_NGPT
                  || o->scheme == AF_LN_SCALING);
   if (hemi) {
     af_close_hemisphere(&ok, &v, Y, o->n, o->d, prec);
     if (ok) {
-      res->hyp = v;
-      res->hyp_bound = 0;
-      for (size_t c = 0; c < o->d && c < 16; c++) {
-        double s = 0;
-        for (size_t i = 0; i < o->n; i++)
-          s += arf_get_d(arb_midref(Y + i * o->d + c), ARF_RND_NEAR);
-        res->w[c] = s; /* the record of w (af_close_hemisphere's w is the
-                          exact midpoint sum; this is its double) */
-      }
+      record_hemisphere(res, Y, o, v);
       return AF_CLOSE_HEMISPHERE;
     }
     return AF_CLOSE_NONE;
@@ -367,8 +468,9 @@ int af_certify(af_certify_result *res, const double *y,
                   "<= 1", res->qtk_norm);
     }
   }
-  af_flow_sys fs = {o->scheme, n, d, o->beta, o->alpha, o->alpha_decay, M};
-  int mix = o->scheme == AF_MIX_LN;
+  af_flow_sys fs = {o->scheme, n, d, o->beta, o->alpha, o->alpha_decay, M,
+                    spec_of(o)};
+  int mix = o->user == NULL && o->scheme == AF_MIX_LN;
   int after = mix && o->tau == 0;
   af_vtape tp, tp2;
   memset(&tp2, 0, sizeof tp2);

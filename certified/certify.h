@@ -37,12 +37,19 @@ typedef enum {
 typedef enum {
   AF_CLOSE_NONE = 0,
   AF_CLOSE_HEMISPHERE, /* P3h: every <theta_i, w> > 0                     */
-  AF_CLOSE_CAP         /* T4.3 with the corrected delta                   */
+  AF_CLOSE_CAP,        /* T4.3 with the corrected delta                   */
+  AF_CLOSE_SPEED,      /* U-close: a spec'd scheme whose speed is a
+                          function of <theta, A>, |A> and a constant alpha,
+                          proven positive and bounded on the hemisphere's
+                          box (theorems.md U-close)                      */
+  AF_CLOSE_CAP_ENTERED /* a spec'd scheme under property_cap: the cap is
+                          entered (the property C-refute, proven); no
+                          lemma on a spec turns it into convergence     */
 } af_close_lemma;
 
 /* "certified", "could-not-certify", "refuted". */
 const char *af_certify_status_name(af_certify_status s);
-/* "P3h-hemisphere", "T4.3-cap", "none". */
+/* "P3h-hemisphere", "T4.3-cap", "U-close", "cap-entered", "none". */
 const char *af_close_lemma_name(af_close_lemma l);
 
 /* Largest state dimension n d (+ n with radii) a build accepts: the work
@@ -100,6 +107,16 @@ typedef struct {
                           every merge is enclosed (or t_max); 0 = off     */
   double h_max;        /* > 0: no step longer than this (narrower merge
                           intervals); 0 = no limit                        */
+  const af_scheme *user; /* a spec'd scheme (the row of af_scheme_spec_row;
+                          scheme is then ignored), NULL = scheme.  Its
+                          speed and radial rate are taped with every
+                          number read from its text at prec; radii are in
+                          the state when the speed reads r.  Convergence
+                          (not property_cap) is closed by U-close, which
+                          needs identity weights and a speed that reads
+                          only ta, na and alpha (decay 0); otherwise only
+                          property_cap is accepted.  Refused: a callback
+                          row, scores or gain (U3), tau, ifle          */
 } af_certify_opts;
 
 /* Defaults as documented above. */
@@ -146,6 +163,8 @@ typedef struct {
                          in [merge_lo[k], merge_hi[k]] (hi INFINITY: not
                          enclosed by t_end)                              */
   double peak_rad;    /* largest ball radius at any step end            */
+  double speed_lo, speed_hi; /* U-close: the speed's bounds over the box
+                         ta in [-1, 1], na in [hyp, 1] (rounded outwards) */
 } af_certify_result;
 
 /* Certify the start y (af_state_size(n, d) doubles, src/ layout:

@@ -11,6 +11,7 @@
 #define AF_FLOW_H
 
 #include "vode_impl.h"
+#include "expr.h"
 
 #ifdef AF_HAVE_ARB
 
@@ -23,12 +24,47 @@ typedef struct {
   double alpha_decay; /* nGPT: alpha(t) = alpha (1 + t)^-decay        */
   arb_srcptr M;       /* d x d row-major Q^T K (balls), NULL = identity;
                          V = I always                                */
+  const af_scheme_spec *spec; /* a spec'd scheme (flow_spec.c; scheme is
+                         then ignored), NULL for a built-in          */
 } af_flow_sys;
 
 /* 1 if the scheme's state carries radii (Pre-, Mix-, Peri-LN). */
 int af_flow_has_radii(af_scheme_id s);
+/* 1 if the system's state carries radii: a built-in's as above, a spec's
+ * when its speed reads r (the directions then depend on the radii; a
+ * speed that does not read r leaves them out, as Post-LN). */
+int af_flow_sys_has_radii(const af_flow_sys *s);
 /* State dimension n d (+ n with radii). */
 size_t af_flow_dim(const af_flow_sys *s);
+
+/* ---- spec'd schemes (flow_spec.c; theorems.md U-close) ------------- */
+
+/* Why the spec cannot be taped (a sentence), NULL if it can: scores or a
+ * gain (U3), tau, ifle. */
+const char *af_flow_spec_refusal(const af_scheme_spec *sp);
+/* 1 if the speed (which = 0) or the radial rate (1) reads variable var
+ * (AF_EXPR_T, ...). */
+int af_flow_spec_reads(const af_scheme_spec *sp, int which, int var);
+/* One constant node per literal and parameter of the spec (cnode: the
+ * spec's constant count), each the ball Arb reads from its text at prec. */
+int af_flow_spec_consts(af_vtape *tp, int *cnode, const af_scheme_spec *sp,
+                        long prec);
+/* The nodes of expression e of sp (its speed or radial) on tp: *out its
+ * value, vars[AF_EXPR_NVARS] the nodes of t, r, ta, na, alpha (-1: not
+ * available, AF_EINVAL if read).  AF_OK, AF_ENOMEM, AF_EINVAL. */
+int af_flow_spec_expr(af_vtape *tp, int *out, const af_scheme_spec *sp,
+                      const af_expr *e, const int *cnode, const int *vars);
+/* The speed of sp over the box ta in [c0, c1], na in [a0, a1] and the
+ * constant alpha, in Arb on AF_SPEC_BOX_SPLIT^2 sub-boxes that cover it:
+ * *ok = 1 if it reads nothing else (no t, r, tau) and on every sub-box
+ * every log and sqrt argument and every non-integer power's base is
+ * proven > 0, every divisor and the base of a negative integer power
+ * proven != 0, and the enclosure is finite and proven > 0; *slo, *shi the
+ * bounds over the box (rounded outwards). */
+#define AF_SPEC_BOX_SPLIT 16
+void af_flow_spec_speed_box(int *ok, double *slo, double *shi,
+                            const af_scheme_spec *sp, double c0, double c1,
+                            double a0, double a1, double alpha, long prec);
 
 /* Tape of the field (theorems.md M2, M3, S0): w_jk = exp(beta
  * (<theta_j, M theta_k> - 1)) / Z_j (the shift by beta cancels in the

@@ -15,6 +15,9 @@
  * one exponential per pair.  The tangent form v - <theta, v> theta makes
  * |theta_j| a first integral of the taped field, so it agrees with the
  * flow of the sphere on the set the exact start lies in.
+ * A spec'd scheme (s->spec) puts its own speed and radial rate in place of
+ * the switch over the built-ins (flow_spec.c), with radii in the state
+ * when its speed reads r.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -22,6 +25,7 @@
 #include <stdlib.h>
 
 #include "flow.h"
+#include "scheme_spec.h"
 
 #ifdef AF_HAVE_ARB
 
@@ -30,9 +34,16 @@ int af_flow_has_radii(af_scheme_id s)
   return s == AF_PRE_LN || s == AF_MIX_LN || s == AF_PERI_LN;
 }
 
+int af_flow_sys_has_radii(const af_flow_sys *s)
+{
+  if (s->spec)
+    return af_flow_spec_reads(s->spec, 0, AF_EXPR_R);
+  return af_flow_has_radii(s->scheme);
+}
+
 size_t af_flow_dim(const af_flow_sys *s)
 {
-  return s->n * s->d + (af_flow_has_radii(s->scheme) ? s->n : 0);
+  return s->n * s->d + (af_flow_sys_has_radii(s) ? s->n : 0);
 }
 
 #define ADD(x, y) af_vtape_push(tp, AF_VOP_ADD, x, y)
@@ -46,19 +57,22 @@ size_t af_flow_dim(const af_flow_sys *s)
 
 int af_flow_tape(af_vtape *tp, const af_flow_sys *s, int after, long prec)
 {
-  (void) prec;
   size_t n = s->n, d = s->d;
-  if (n < 1 || d < 1 || !(s->beta >= 0) || (int) s->scheme < 0
-      || s->scheme >= AF_SCHEME_COUNT)
+  if (n < 1 || d < 1 || !(s->beta >= 0)
+      || (s->spec == NULL
+          && ((int) s->scheme < 0 || s->scheme >= AF_SCHEME_COUNT))
+      || (s->spec && af_flow_spec_refusal(s->spec)))
     return AF_EINVAL;
-  int radii = af_flow_has_radii(s->scheme);
+  const af_scheme_spec *sp = s->spec;
+  int radii = af_flow_sys_has_radii(s);
   int rc = af_vtape_init(tp, (int) af_flow_dim(s));
   if (rc != AF_OK)
     return rc;
   int *th = malloc(n * d * sizeof *th), *u = malloc(n * d * sizeof *u);
   int *E = malloc(n * n * sizeof *E), *A = malloc(d * sizeof *A);
-  if (!th || !u || !E || !A) {
-    free(th); free(u); free(E); free(A);
+  int *cnode = malloc((sp ? sp->k.n : 0) * sizeof *cnode + 1);
+  if (!th || !u || !E || !A || !cnode) {
+    free(th); free(u); free(E); free(A); free(cnode);
     return AF_ENOMEM;
   }
   for (size_t i = 0; i < n * d; i++)
@@ -100,15 +114,30 @@ int af_flow_tape(af_vtape *tp, const af_flow_sys *s, int after, long prec)
       E[j * n + k] = EXP(MUL(bet, SUB(dot, one)));
     }
   int alph = -1, tnode = -1;
-  if (s->scheme == AF_NGPT) {
+  int spec_alpha = sp && (af_flow_spec_reads(sp, 0, AF_EXPR_ALPHA)
+                          || (radii && af_flow_spec_reads(sp, 1,
+                                                          AF_EXPR_ALPHA)));
+  int spec_t = sp && (af_flow_spec_reads(sp, 0, AF_EXPR_T)
+                      || (radii && af_flow_spec_reads(sp, 1, AF_EXPR_T)));
+  if (sp) {
+    rc = af_flow_spec_consts(tp, cnode, sp, prec);
+    if (rc != AF_OK) {
+      free(th); free(u); free(E); free(A); free(cnode);
+      return rc;
+    }
+    if (spec_t)
+      tnode = af_vtape_push(tp, AF_VOP_TIME, -1, -1);
+  }
+  if ((!sp && s->scheme == AF_NGPT) || spec_alpha) {
     alph = CST(s->alpha);
     if (s->alpha_decay != 0) {
-      tnode = af_vtape_push(tp, AF_VOP_TIME, -1, -1);
+      if (tnode < 0)
+        tnode = af_vtape_push(tp, AF_VOP_TIME, -1, -1);
       alph = MUL(alph, EXP(MUL(CST(-s->alpha_decay), LOG(ADD(tnode, one)))));
     }
   }
   int lnsc = -1;
-  if (s->scheme == AF_LN_SCALING) {
+  if (!sp && s->scheme == AF_LN_SCALING) {
     tnode = af_vtape_push(tp, AF_VOP_TIME, -1, -1);
     lnsc = SQRT(ADD(tnode, one));
   }
@@ -130,6 +159,20 @@ int af_flow_tape(af_vtape *tp, const af_flow_sys *s, int after, long prec)
     int rj = radii ? tp->var[rvar0 + (int) j] : -1;
     int den = -1; /* speed factor s_j (-1: 1), and the radial rate */
     int rho = -1;
+    if (sp) {
+      /* the spec's rates (flow_spec.c): the nodes of t, r, ta, na, alpha */
+      int na = af_flow_spec_reads(sp, 0, AF_EXPR_NA)
+               || (radii && af_flow_spec_reads(sp, 1, AF_EXPR_NA))
+               ? SQRT(a2) : -1;
+      int vars[AF_EXPR_NVARS] = {tnode, rj, cj, na, alph, -1};
+      rc = af_flow_spec_expr(tp, &den, sp, &sp->speed, cnode, vars);
+      if (rc == AF_OK && radii)
+        rc = af_flow_spec_expr(tp, &rho, sp, &sp->radial, cnode, vars);
+      if (rc != AF_OK) {
+        free(th); free(u); free(E); free(A); free(cnode);
+        return rc;
+      }
+    } else
     switch (s->scheme) {
     case AF_POST_LN:
       break;
@@ -167,7 +210,7 @@ int af_flow_tape(af_vtape *tp, const af_flow_sys *s, int after, long prec)
     if (radii)
       tp->out[rvar0 + (int) j] = rho;
   }
-  free(th); free(u); free(E); free(A);
+  free(th); free(u); free(E); free(A); free(cnode);
   return tp->oom ? AF_ENOMEM : AF_OK;
 }
 

@@ -143,6 +143,10 @@ const char *af_cli_did_you_mean(char *buf, size_t cap, const char *dash,
                                 size_t n);
 /* The same for a scheme (and sa, usa, causal), a method, an observable. */
 const char *af_cli_scheme_hint(char *buf, size_t cap, const char *word);
+/* Read --scheme-def PATH into *spec, printing the error with its line
+ * and column; 1 on success (cli_run.c; shared by run, verify and
+ * certify). */
+int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
 const char *af_cli_method_hint(char *buf, size_t cap, const char *word);
 const char *af_cli_obs_hint(char *buf, size_t cap, const char *word);
 /* The cause of a failed file operation: strerror(err) if err is set,

@@ -15,7 +15,8 @@
 #include "output.h"
 
 static const char *const certify_help =
-    "Usage: attnflow certify --scheme S --init file:PATH|SPEC [--n N --d D]\n"
+    "Usage: attnflow certify --scheme S|--scheme-def FILE --init file:PATH|SPEC\n"
+    "                        [--n N --d D]\n"
     "                        [--seed S] [--beta B] [--weights PATH] [--r0 R]\n"
     "                        [--alpha A] [--alpha-decay P] [--tau T]\n"
     "                        [--t-max T] [--precision BITS] [--order K]\n"
@@ -33,10 +34,16 @@ static const char *const certify_help =
     "  T4.3-cap        all cosines >= 1 - delta, delta < 1/(100 n^2 max(1, beta^2))\n"
     "                  (Pre-LN, Mix-LN after tau, Peri-LN, and any scheme with\n"
     "                  Q^T K != I, which needs |Q^T K| <= 1)\n"
-    "(theory/theorems.md, C-close).\n"
+    "  U-close         a spec'd scheme (--scheme-def) whose speed reads only\n"
+    "                  ta, na and a constant alpha: the hemisphere, and the\n"
+    "                  speed proven > 0 and bounded on ta in [-1, 1],\n"
+    "                  na in [min <theta_i, w>/|w|, 1] (Q^T K = I)\n"
+    "(theory/theorems.md, C-close and U-close).\n"
     "\n"
     "Options:\n"
     "  --scheme S        post-ln, pre-ln, mix-ln, peri-ln, ngpt, ln-scaling\n"
+    "  --scheme-def FILE in place of --scheme: a spec'd scheme (docs/schemes.md);\n"
+    "                    its numbers are read from their text at --precision\n"
     "  --init SPEC       file:PATH (CSV, one unit vector per row; n and d from\n"
     "                    the file), angles:A1,A2,... (d = 2: (cos A, sin A)),\n"
     "                    or a start of 'attnflow run' (uniform, hemisphere,\n"
@@ -72,8 +79,11 @@ static const char *const certify_help =
     "  --merges-csv PATH write the merge intervals as CSV (figure c2)\n"
     "  --max-step H      no step longer than H (narrower merge intervals)\n"
     "\n"
-    "A spec'd scheme (--scheme-def) is refused: the tape and the closing\n"
-    "lemmas are written for the six built-in schemes.\n"
+    "A spec'd scheme whose speed reads t or r (or alpha with a decay) has\n"
+    "no closing lemma: it is accepted with --property cap only, which then\n"
+    "proves or refutes that the flow enters the cap by t-max (status\n"
+    "certified, lemma 'cap-entered', is that finite-time statement, not\n"
+    "convergence).  Refused: specs with scores or gain, tau or ifle.\n"
     "\n"
     "Prints the status: certified (T*, the lemma, its hypotheses as proven\n"
     "bounds), could-not-certify (why: horizon, width of the balls, near an\n"
@@ -97,7 +107,6 @@ static const af_cli_opt certify_opts[] = {
     [O_JSON] = {"json", 1}, [O_HELP] = {"help", 0},
     [O_NOWRAP] = {"no-wrap", 0}, [O_MAXRAD] = {"max-radius", 1},
     [O_PROP] = {"property", 1},
-    /* accepted only to refuse it with the reason */
     [O_SCHEMEDEF] = {"scheme-def", 1},
     [O_MERGES] = {"merges", 1},
     [O_MCSV] = {"merges-csv", 1}, [O_HMAX] = {"max-step", 1},
@@ -184,7 +193,14 @@ static int write_json(FILE *f, void *vctx)
     for (size_t k = 0; k < c->o->d && k < 16; k++)
       e |= fprintf(f, "%s%.17g", k ? ", " : "", r->w[k]) < 0;
     e |= fprintf(f, "]}") < 0;
-  } else if (r->lemma == AF_CLOSE_CAP)
+  } else if (r->lemma == AF_CLOSE_SPEED) {
+    e |= fprintf(f, "{\"min_dot_w_over_norm_lower_bound\": %.17g, "
+                 "\"speed_lower_bound\": %.17g, \"speed_upper_bound\": %.17g, "
+                 "\"w\": [", r->hyp, r->speed_lo, r->speed_hi) < 0;
+    for (size_t k = 0; k < c->o->d && k < 16; k++)
+      e |= fprintf(f, "%s%.17g", k ? ", " : "", r->w[k]) < 0;
+    e |= fprintf(f, "]}") < 0;
+  } else if (r->lemma == AF_CLOSE_CAP || r->lemma == AF_CLOSE_CAP_ENTERED)
     e |= fprintf(f, "{\"max_one_minus_cos_upper_bound\": %.17g, \"delta_max\": %.17g}",
                  r->hyp, r->hyp_bound) < 0;
   else if (r->status == AF_CERTIFY_REFUTED)
@@ -268,24 +284,26 @@ int af_cli_certify(int argc, char **argv)
       nowrap = 1;
     a[k] = v;
   }
-  if (a[O_SCHEMEDEF]) {
-    af_cli_error("certify --scheme-def %s: a spec'd scheme cannot be "
-                 "certified: the validated integrator's tape "
-                 "(certified/flow_tape.c) and the closing lemmas are written "
-                 "for the six built-in schemes, and a spec's expressions are "
-                 "not lowered onto the tape; certify the built-in it copies "
-                 "with --scheme", a[O_SCHEMEDEF]);
+  if ((a[O_SCHEME] != NULL) == (a[O_SCHEMEDEF] != NULL)) {
+    af_cli_error("certify: give --scheme S or --scheme-def FILE (one of "
+                 "them)");
     return AF_EXIT_USAGE;
   }
-  static const int required[] = {O_SCHEME, O_INIT};
-  if (!af_cli_required("certify", certify_opts, a, required, 2))
+  if (!a[O_INIT]) {
+    af_cli_error("certify: --init is required (try --help)");
     return AF_EXIT_USAGE;
-  af_scheme_id sc;
-  if (af_scheme_lookup(&sc, a[O_SCHEME]) != AF_OK) {
+  }
+  af_scheme_id sc = AF_POST_LN;
+  af_scheme_spec *spec = NULL;
+  if (a[O_SCHEME] && af_scheme_lookup(&sc, a[O_SCHEME]) != AF_OK) {
     af_cli_error("certify: unknown scheme '%s' (try 'attnflow schemes')",
                  a[O_SCHEME]);
     return AF_EXIT_USAGE;
   }
+  /* radii in the state: Pre-, Mix-, Peri-LN (a spec's state is checked by
+   * af_certify, which knows whether its speed reads r) */
+  int radii = !a[O_SCHEMEDEF] && (sc == AF_PRE_LN || sc == AF_MIX_LN
+                                  || sc == AF_PERI_LN);
   size_t n = 0, d = 0;
   unsigned long seed = 1, steps = 0, prec = 64, order = 0;
   double beta = 1, r0 = 1, alpha = 1, decay = 0, tau = 1, tmax = 64, irad = 0;
@@ -384,7 +402,7 @@ int af_cli_certify(int argc, char **argv)
   }
   if (n < 2 || d < 2 || n > AF_CERTIFY_DIM_MAX || d > AF_CERTIFY_DIM_MAX
       || n * (d + 1) > AF_CERTIFY_DIM_MAX) {
-    size_t dim = n * d + (sc == AF_PRE_LN || sc == AF_MIX_LN || sc == AF_PERI_LN ? n : 0);
+    size_t dim = n * d + (radii ? n : 0);
     if (n < 2 || d < 2 || dim > AF_CERTIFY_DIM_MAX) {
       af_cli_error("certify: n = %zu, d = %zu: this build certifies n >= 2, "
                    "d >= 2 and a state of at most %d numbers (n d, plus n "
@@ -395,6 +413,13 @@ int af_cli_certify(int argc, char **argv)
       return AF_EXIT_USAGE;
     }
   }
+  if (a[O_SCHEMEDEF] && !af_cli_scheme_def(&spec, a[O_SCHEMEDEF])) {
+    free(times);
+    free(ang);
+    return AF_EXIT_USAGE;
+  }
+  const af_scheme *urow = spec ? af_scheme_spec_row(spec) : NULL;
+  const char *sname = urow ? urow->name : a[O_SCHEME];
   int ex = AF_EXIT_OK;
   size_t N = af_state_size(n, d);
   double *y = malloc(N * sizeof *y);
@@ -482,6 +507,7 @@ int af_cli_certify(int argc, char **argv)
   o.property_cap = a[O_PROP] != NULL;
   o.merge_cos = mcos;
   o.h_max = hmax;
+  o.user = urow;
   o.times = times;
   o.ntimes = ntimes;
   int rc = af_certify(&res, y, &o);
@@ -491,13 +517,25 @@ int af_cli_certify(int argc, char **argv)
     goto done;
   }
   printf("status: %s\n", af_certify_status_name(res.status));
-  printf("scheme: %s  n = %zu  d = %zu  beta = %g%s\n", a[O_SCHEME], n, d, beta,
+  printf("scheme: %s%s  n = %zu  d = %zu  beta = %g%s\n", sname,
+         urow ? " (--scheme-def)" : "", n, d, beta,
          Q || K ? "  (Q^T K from --weights)" : "");
   if (res.status == AF_CERTIFY_CERTIFIED) {
     printf("T*: %.17g\n", res.t_star);
     if (res.lemma == AF_CLOSE_HEMISPHERE)
       printf("lemma: %s (theorems.md P3h): min_i <theta_i, w>/|w| >= %.6g > 0 "
              "proven in balls\n", af_close_lemma_name(res.lemma), res.hyp);
+    else if (res.lemma == AF_CLOSE_SPEED)
+      printf("lemma: %s (theorems.md U-close): min_i <theta_i, w>/|w| >= "
+             "%.6g > 0 proven in balls, and the speed lies in [%.6g, %.6g] "
+             "on ta in [-1, 1], na in [%.6g, 1]\n",
+             af_close_lemma_name(res.lemma), res.hyp, res.speed_lo,
+             res.speed_hi, res.hyp);
+    else if (res.lemma == AF_CLOSE_CAP_ENTERED)
+      printf("property: the flow enters the cap by T* (theorems.md "
+             "C-refute): max 1 - cos <= %.6g < delta_max = %.6g proven in "
+             "balls; no lemma turns this into convergence for a spec\n",
+             res.hyp, res.hyp_bound);
     else
       printf("lemma: %s (theorems.md T4.3): max 1 - cos <= %.6g < delta_max = "
              "1/(100 n^2 max(1, beta^2)) = %.6g, |Q^T K| <= %.6g, proven in "
@@ -556,7 +594,13 @@ int af_cli_certify(int argc, char **argv)
   }
   if (a[O_JSON]) {
     rc = af_prov_add_head(&prov, argc, argv);
-    json_ctx jc = {&res, &o, a[O_SCHEME], init, r0, &prov};
+    if (rc == AF_OK && urow)
+      rc = af_prov_add_str(&prov, "scheme_def", a[O_SCHEMEDEF]);
+    if (rc == AF_OK && urow)
+      rc = af_prov_add_str(&prov, "scheme_def_speed", urow->speed_text);
+    if (rc == AF_OK && urow)
+      rc = af_prov_add_str(&prov, "scheme_def_radial", urow->radial_text);
+    json_ctx jc = {&res, &o, sname, init, r0, &prov};
     if (rc == AF_OK)
       rc = af_write_atomic(a[O_JSON], write_json, &jc);
     if (rc != AF_OK) {
@@ -573,6 +617,7 @@ done:
   af_certify_result_free(&res);
   af_prov_clear(&prov);
   af_weights_free(w);
+  af_scheme_spec_free(spec);
   free(y);
   free(times);
   free(ang);

@@ -63,10 +63,6 @@ typedef struct {
                               when it is not a terminal                */
 } af_run_cfg;
 
-/* Read --scheme-def PATH into *spec, printing the error with its line
- * and column; 1 on success (shared by run and verify). */
-int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
-
 /* Read a --weights PATH: a .npy file (af_weights_read_npy, its sets of
  * time h each), a .npz or .safetensors file (af_weights_read_npz,
  * af_weights_read_safetensors; info->what then points at a static

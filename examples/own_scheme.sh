@@ -1,7 +1,9 @@
 #!/bin/sh
 # own_scheme.sh -- a scheme of one's own from a spec file (docs/schemes.md)
 # through every path of attnflow: the double flow, the layer map, the
-# MPFR flow and the scheme-generic claims.  The two example specs live in
+# MPFR flow, the scheme-generic claims and certify (a proof of convergence
+# for deepnorm, lemma U-close; for peri-damped, whose speed reads r and t,
+# the proven finite-time property 'enters the cap of T4.3', theorems.md).  The two example specs live in
 # data/schemes/ with the spec'd copies of the six built-in schemes:
 #
 #   peri-damped.scheme  Peri-LN damped by sqrt(t + 1):  x+ = x + h N(A) / sqrt(t + 1)
@@ -19,3 +21,6 @@ for s in peri-damped deepnorm; do
   "$AF" run --scheme-def "$D/$s.scheme" $CASE --precision 128 --tol 1e-30 --digits 17 | grep -v '^#' | tail -n 1
   "$AF" verify --scheme-def "$D/$s.scheme"
 done
+echo "== certify: deepnorm converges (U-close); peri-damped enters the cap"
+"$AF" certify --scheme-def "$D/deepnorm.scheme" --init angles:0,1.7,3.6
+"$AF" certify --scheme-def "$D/peri-damped.scheme" --init angles:0,0.5 --property cap

@@ -162,6 +162,9 @@ int af_flow_mpfr_check(int *ok, double *excess, double *eps, double *gap_ref,
   m.alpha = o->alpha;
   m.alpha_decay = o->alpha_decay;
   m.tau = o->tau;
+  if (o->user) /* a spec'd scheme: the MPFR path evaluates its expressions
+                  with every number read at the working precision */
+    af_model_set_user_scheme(&m, o->user);
   af_mp_work *w = af_mp_work_alloc(n, d, MP_PREC(o->prec));
   mpfr_t *my = af_mp_vec_alloc(N, MP_PREC(o->prec));
   double *times = malloc((res->nballs + 1) * sizeof *times);

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "attnflow_mp.h"
+#include "claims_certspec.h"
 #include "claims_cluster.h"
 #include "claims_ident.h"
 #include "datadir.h"
@@ -719,6 +720,17 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
             r.predicted, r.tolerance, af_vstatus_name(r.status), r.note);
   }
   u_override = NULL;
+  {
+    /* certify on the spec (theorems.md U-close) */
+    af_vresult r;
+    memset(&r, 0, sizeof r);
+    r.measured = r.predicted = r.tolerance = r.margin = NAN;
+    af_certspec_on(&r, sp);
+    bad += r.status == AF_V_REFUTED || r.status == AF_V_ERROR;
+    fprintf(out, "%-10s %11.4g %11.4g %11.4g %-13s %s\n", "certify",
+            r.measured, r.predicted, r.tolerance, af_vstatus_name(r.status),
+            r.note);
+  }
   fprintf(out,
           "not checked on a spec'd scheme, and why:\n"
           "  T4.1b  terminal law: no law is derived for arbitrary rates "
@@ -727,8 +739,8 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
           "schemes\n"
           "  T3.1   clustering: stated per scheme (a speed that grows too "
           "fast can stop the tokens)\n"
-          "  S7 order, MPFR scalar system (t41_mp), certify: not written "
-          "for specs\n");
+          "  S7 order, MPFR scalar system (t41_mp): not written for "
+          "specs\n");
   if (alters)
     fprintf(out,
             "  T4.1, T4.1a, I1  the spec's scores or gain change attention "

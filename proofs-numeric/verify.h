@@ -132,6 +132,7 @@ AF_CLAIM_TABLE(af_claims_userscheme)
 int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
                          const af_vctx *c);
 AF_CLAIM_TABLE(af_claims_flow)
+AF_CLAIM_TABLE(af_claims_certspec)
 AF_CLAIM_TABLE(af_claims_u3mp)
 AF_CLAIM_TABLE(af_claims_staircase)
 

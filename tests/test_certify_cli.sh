@@ -90,6 +90,43 @@ bad "Mix-LN horizon before tau" 2 certify --scheme mix-ln --init angles:0,0.3 --
 bad "unknown scheme" 2 certify --scheme rms --init angles:0,0.3
 bad "missing --init" 2 certify --scheme post-ln
 printf 'name = own\nspeed = 1\nradial = 0\nlayer = sphere\n' >"$tmp/own.scheme"
-bad "spec'd scheme (not lowered onto the tape)" 2 certify --scheme post-ln \
+bad "both --scheme and --scheme-def" 2 certify --scheme post-ln \
   --scheme-def "$tmp/own.scheme" --init angles:0,0.3
+# spec'd schemes (theorems.md U-close): a speed of ta, na closes by
+# U-close; one that reads r or t only under --property cap
+sd="$top_srcdir/data/schemes"
+check "deepnorm spec: certified by U-close" "$AF" certify \
+  --scheme-def "$sd/deepnorm.scheme" --init angles:0,1.7,3.6 --json "$tmp/spec.json"
+if grep -q '^lemma: U-close' "$tmp/stdout" && grep -q '^T\*: 4.08' "$tmp/stdout"; then
+  ok "deepnorm: lemma U-close at T* = 4.08 (twice Post-LN's 2.0)"
+else
+  notok "deepnorm: lemma U-close at T* = 4.08" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+if /usr/bin/python3 -c "import json, sys
+v = json.load(open(sys.argv[1]))
+assert v['lemma'] == 'U-close' and v['system']['scheme'] == 'deepnorm'
+h = v['hypothesis']
+assert h['speed_lower_bound'] == 2 and h['speed_upper_bound'] == 2, h
+assert v['provenance']['scheme_def_speed'] == 'k'
+" "$tmp/spec.json"; then
+  ok "deepnorm proof log: lemma, speed bounds, the spec's speed in provenance"
+else
+  notok "deepnorm proof log" "$(head -c 400 "$tmp/spec.json")"
+fi
+bad "peri-damped without --property (no lemma for a speed reading r, t)" 2 \
+  certify --scheme-def "$sd/peri-damped.scheme" --init angles:0,0.5
+check "peri-damped: enters the cap by t-max 64" "$AF" certify \
+  --scheme-def "$sd/peri-damped.scheme" --init angles:0,0.5 --property cap
+if grep -q '^property: the flow enters the cap' "$tmp/stdout"; then
+  ok "peri-damped: the property stated, not convergence"
+else
+  notok "peri-damped: the property stated" "$(tr '\n' '|' <"$tmp/stdout")"
+fi
+bad "mix-ln spec reads tau" 2 certify --scheme-def "$sd/mix-ln.scheme" \
+  --init angles:0,0.3
+bad "raw-scores spec changes the scores" 2 certify \
+  --scheme-def "$sd/raw-scores.scheme" --init angles:0,0.3 --property cap
+printf 'name = bad\nspeed = 1 +\nradial = 0\nlayer = sphere\n' >"$tmp/bad.scheme"
+bad "spec with a syntax error" 2 certify --scheme-def "$tmp/bad.scheme" \
+  --init angles:0,0.3
 cli_summary

@@ -38,7 +38,8 @@ class CertifyOpts(Structure):
                 ("times", DP), ("ntimes", c_size_t),
                 ("drop_remainder", c_int), ("h_fixed", c_double),
                 ("no_wrap", c_int), ("property_cap", c_int),
-                ("merge_cos", c_double), ("h_max", c_double)]
+                ("merge_cos", c_double), ("h_max", c_double),
+                ("user", POINTER(_lib.Scheme))]
 
 
 class CertifyResult(Structure):
@@ -54,7 +55,8 @@ class CertifyResult(Structure):
                 ("mid", DP), ("rad", DP), ("dump", POINTER(c_char_p)),
                 ("w", c_double * 16), ("npairs", c_size_t),
                 ("pair_lo", DP), ("pair_hi", DP), ("pair_stays", POINTER(c_int)),
-                ("merge_lo", DP), ("merge_hi", DP), ("peak_rad", c_double)]
+                ("merge_lo", DP), ("merge_hi", DP), ("peak_rad", c_double),
+                ("speed_lo", c_double), ("speed_hi", c_double)]
 
 
 _lib.lib.af_certify_opts_init.restype = None
@@ -83,13 +85,24 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
     (status 'certified' or 'refuted', theorems.md C-refute); merge_cos in
     (0, 1) also encloses the merge times of the staircase (theorems.md
     C-merge): "merges" is a list of (clusters_from, clusters_to, t_lo,
-    t_hi), t_hi = inf when not enclosed by the end of the run."""
+    t_hi), t_hi = inf when not enclosed by the end of the run.
+
+    scheme is a built-in's name or a SchemeSpec (theorems.md U-close): a
+    spec whose speed reads only ta, na and a constant alpha is closed by
+    lemma "U-close" ("speed_bounds" then holds the speed's proven bounds
+    on the box); one whose speed reads t or r is accepted only with
+    property_cap=True (lemma "cap-entered": the cap is entered, a
+    finite-time statement); otherwise ValueError says why."""
     th = np.ascontiguousarray(start, dtype=np.float64)
     if th.ndim != 2:
         raise ValueError("start: an n x d array of unit rows")
     n, d = th.shape
     sid = c_int(0)
-    if _lib.lib.af_scheme_lookup(sid, scheme.encode()) != 0:
+    spec = scheme if hasattr(scheme, "_spec") else None
+    if spec is None and hasattr(scheme, "_row"):
+        raise ValueError("scheme: a UserScheme callback cannot be certified "
+                         "(nothing to tape); give a SchemeSpec")
+    if spec is None and _lib.lib.af_scheme_lookup(sid, scheme.encode()) != 0:
         raise ValueError("scheme: unknown scheme %r" % (scheme,))
     y = np.concatenate([th.ravel(), np.full(n, float(r0))])
     tt = np.ascontiguousarray(times, dtype=np.float64)
@@ -100,6 +113,8 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
     o.no_wrap, o.property_cap = int(not wrap), int(bool(property_cap))
     o.max_rad = max_radius
     o.merge_cos, o.h_max = merge_cos, max_step
+    if spec is not None:
+        o.user = ctypes.pointer(spec._row)
     o.times = tt.ctypes.data_as(DP) if tt.size else None
     o.ntimes = tt.size
     r = CertifyResult()
@@ -121,6 +136,8 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
             "mid": np.ctypeslib.as_array(r.mid, (nb, dim)).copy(),
             "rad": np.ctypeslib.as_array(r.rad, (nb, dim)).copy(),
         }
+        if r.lemma == 3:  # AF_CLOSE_SPEED
+            out["speed_bounds"] = (r.speed_lo, r.speed_hi)
         if r.merge_lo:
             out["merges"] = [(n - k, n - 1 - k, r.merge_lo[k], r.merge_hi[k])
                              for k in range(n - 1)]

@@ -59,3 +59,33 @@ def test_merge_enclosure_two_tokens():
     r = _run(_angles([0, 0.5]), "post-ln", t_max=16, merge_cos=0.9999)
     (f, t, lo, hi), = r["merges"]
     assert (f, t) == (2, 1) and 3 < lo <= hi < 4 and hi - lo < 1
+
+
+def _spec(name):
+    import os
+    from attnflow import SchemeSpec
+    here = os.path.dirname(os.path.abspath(__file__))
+    return SchemeSpec.read(os.path.join(here, "..", "..", "data", "schemes",
+                                        name + ".scheme"))
+
+
+def test_spec_closed_by_u_close():
+    # theorems.md U-close: deepnorm (s = 2) from a start in no open
+    # half-circle; the CLI gives the same T* (tests/test_certify_cli.sh)
+    r = _run(_angles([0, 1.7, 3.6]), _spec("deepnorm"))
+    assert r["status"] == "certified" and r["lemma"] == "U-close"
+    assert 4.0 < r["t_star"] < 4.2 and r["speed_bounds"] == (2.0, 2.0)
+
+
+def test_spec_reading_r_needs_the_property():
+    with pytest.raises(ValueError, match="U-close|Arb"):
+        C.certify(_angles([0, 0.5]), _spec("peri-damped"))
+    r = _run(_angles([0, 0.5]), _spec("peri-damped"), property_cap=True)
+    assert r["status"] == "certified" and r["lemma"] == "cap-entered"
+
+
+def test_callback_scheme_refused():
+    from attnflow import UserScheme
+    u = UserScheme("cb", lambda t, r, c, a, al, tau: (1.0, 0.0))
+    with pytest.raises(ValueError, match="SchemeSpec"):
+        C.certify(_angles([0, 1.7, 3.6]), u)

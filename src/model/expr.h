@@ -33,6 +33,17 @@ enum {
   AF_EXPR_NVARS
 };
 
+/* The bytecode: op[i] with arg[i] (the constant's index for CONST, the
+ * variable for VAR); a stack machine, left operand below the right one.
+ * Shared with the tape builder of the certified flow
+ * (certified/flow_spec.c). */
+enum {
+  AF_EXPR_OP_CONST, AF_EXPR_OP_VAR, AF_EXPR_OP_ADD, AF_EXPR_OP_SUB,
+  AF_EXPR_OP_MUL, AF_EXPR_OP_DIV, AF_EXPR_OP_POW, AF_EXPR_OP_NEG,
+  AF_EXPR_OP_EXP, AF_EXPR_OP_LOG, AF_EXPR_OP_SQRT, AF_EXPR_OP_ABS,
+  AF_EXPR_OP_TANH, AF_EXPR_OP_MIN, AF_EXPR_OP_MAX, AF_EXPR_OP_IFLE
+};
+
 /* Constants of a spec (literals and parameters): the value as a double
  * (strtod of the text, correctly rounded) and the text itself. */
 typedef struct {
