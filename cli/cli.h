@@ -147,6 +147,12 @@ const char *af_cli_scheme_hint(char *buf, size_t cap, const char *word);
  * and column; 1 on success (cli_run.c; shared by run, verify and
  * certify). */
 int af_cli_scheme_def(af_scheme_spec **spec, const char *path);
+/* Read a --weights PATH: a .npy file (af_weights_read_npy, its sets of
+ * time h each), a .npz or .safetensors file (af_weights_read_npz,
+ * af_weights_read_safetensors; info->what then points at a static
+ * message naming the entry) or the text format (af_weights_read_info). */
+int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
+                        size_t d, double h);
 const char *af_cli_method_hint(char *buf, size_t cap, const char *word);
 const char *af_cli_obs_hint(char *buf, size_t cap, const char *word);
 /* The cause of a failed file operation: strerror(err) if err is set,

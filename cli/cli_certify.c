@@ -50,7 +50,9 @@ static const char *const certify_help =
     "                    cap:DELTA, orthonormal, gaussian) with --n, --d, --seed;\n"
     "                    the exact start is each row divided by its norm\n"
     "  --beta B          inverse temperature (default 1)\n"
-    "  --weights PATH    Q, K, V (3d rows of d numbers); V must be the identity\n"
+    "  --weights PATH    Q, K, V: text (3d rows of d numbers), .npy, .npz or\n"
+    "                    .safetensors (docs/weights.md) with one layer and one\n"
+    "                    head; V must be the identity\n"
     "  --r0 R            initial radius of every token (default 1)\n"
     "  --alpha A, --alpha-decay P   nGPT alpha(t) = A (1 + t)^-P (1, 0)\n"
     "  --tau T           Mix-LN switch time, exact (default 1)\n"
@@ -471,12 +473,19 @@ int af_cli_certify(int argc, char **argv)
   if (a[O_WEIGHTS]) {
     af_read_info info;
     errno = 0;
-    int rc = af_weights_read_info(&w, &info, a[O_WEIGHTS], d);
+    int rc = af_cli_weights_read(&w, &info, a[O_WEIGHTS], d, 1.0);
     if (rc != AF_OK) {
       af_cli_error("certify: --weights %s:%zu: %s%s%s", a[O_WEIGHTS],
                    info.line, af_strerror(rc), info.what ? ": " : "",
                    info.what ? info.what : "");
       ex = AF_EXIT_FAIL;
+      goto done;
+    }
+    if (w->layers != 1 || af_weights_heads(w) != 1) {
+      af_cli_error("certify: --weights %s holds %zu layers of %zu heads: "
+                   "the certified tape is one Q, K (one layer, one head)",
+                   a[O_WEIGHTS], w->layers, af_weights_heads(w));
+      ex = AF_EXIT_USAGE;
       goto done;
     }
     if (w->V[0])

@@ -63,12 +63,6 @@ typedef struct {
                               when it is not a terminal                */
 } af_run_cfg;
 
-/* Read a --weights PATH: a .npy file (af_weights_read_npy, its sets of
- * time h each), a .npz or .safetensors file (af_weights_read_npz,
- * af_weights_read_safetensors; info->what then points at a static
- * message naming the entry) or the text format (af_weights_read_info). */
-int af_cli_weights_read(af_weights **w, af_read_info *info, const char *path,
-                        size_t d, double h);
 /* 1 if PATH names a .npy file (by its suffix).  Inline, so that code
  * compiled without cli_run.c (the checkpoint fuzz harness includes
  * cli_run_mp.c alone) has it too. */

@@ -85,6 +85,32 @@ printf '2 0\n0 1\n1 0\n0 1\n1 0\n0 1\n' >"$tmp/w.txt"
 bad "|Q^T K| > 1" 2 certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/w.txt"
 printf '1 0\n0 1\n1 0\n0 1\n2 0\n0 1\n' >"$tmp/v.txt"
 bad "V not the identity" 2 certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/v.txt"
+# the binary formats: one layer of Q = I/2, K = I, V = I as .npy (shape
+# (1, 3, 2, 2)) certifies as its text form does, to the byte; two layers
+# are refused
+printf '0.5 0\n0 0.5\n1 0\n0 1\n1 0\n0 1\n' >"$tmp/h.txt"
+/usr/bin/python3 -c "import struct, sys
+def npy(path, shape, vals):
+    h = \"{'descr': '<f8', 'fortran_order': False, 'shape': %s, }\" % (shape,)
+    h += ' ' * (63 - (10 + len(h)) % 64) + '\n'
+    with open(path, 'wb') as f:
+        f.write(b'\x93NUMPY\x01\x00' + struct.pack('<H', len(h)) + h.encode())
+        f.write(struct.pack('<%dd' % len(vals), *vals))
+one = [0.5, 0, 0, 0.5, 1, 0, 0, 1, 1, 0, 0, 1]
+npy(sys.argv[1], (1, 3, 2, 2), one)
+npy(sys.argv[2], (2, 3, 2, 2), one + one)
+" "$tmp/h.npy" "$tmp/h2.npy"
+"$AF" certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/h.txt" \
+  | grep -v CPU >"$tmp/wt" 2>&1
+"$AF" certify --scheme pre-ln --init angles:0,0.3 --weights "$tmp/h.npy" \
+  | grep -v CPU >"$tmp/wn" 2>&1
+if grep -q '^status: certified' "$tmp/wt" && cmp -s "$tmp/wt" "$tmp/wn"; then
+  ok "weights from .npy: the text form's certificate, byte for byte"
+else
+  notok "weights from .npy" "$(tr '\n' '|' <"$tmp/wn")"
+fi
+bad "two layers of weights" 2 certify --scheme pre-ln --init angles:0,0.3 \
+  --weights "$tmp/h2.npy"
 bad "unreachable horizon" 2 certify --scheme pre-ln --init angles:0,0.3 --t-max 1e9
 bad "Mix-LN horizon before tau" 2 certify --scheme mix-ln --init angles:0,0.3 --tau 4 --t-max 2
 bad "unknown scheme" 2 certify --scheme rms --init angles:0,0.3
