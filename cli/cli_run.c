@@ -314,11 +314,10 @@ static int af_run_parse_mp(af_run_cfg *c) {
                  a[O_METHOD]);
     return AF_EXIT_USAGE;
   }
-  if (c->spec != NULL && c->mp.method == AF_MP_TAYLOR) {
-    af_cli_error("--method mp-taylor: not for a spec'd scheme (--scheme-def "
-                 "%s): its Taylor recurrences are written for the six "
-                 "built-in rates and kernels, not for a spec's expressions; "
-                 "use mp-gbs or mp-gauss", a[O_SCHEME_DEF]);
+  if (c->spec != NULL && c->mp.method == AF_MP_TAYLOR
+      && af_mp_taylor_spec_refusal(c->spec) != NULL) {
+    af_cli_error("--method mp-taylor: --scheme-def %s: %s", a[O_SCHEME_DEF],
+                 af_mp_taylor_spec_refusal(c->spec));
     return AF_EXIT_USAGE;
   }
   /* --h: first step (and the time of a Kaiming weight set, as without

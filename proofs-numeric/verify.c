@@ -339,6 +339,7 @@ static const struct {
   {af_claims_mp, &af_claims_mp_count},
   {af_claims_edges, &af_claims_edges_count},
   {af_claims_userscheme, &af_claims_userscheme_count},
+  {af_claims_spectaylor, &af_claims_spectaylor_count},
   {af_claims_cert, &af_claims_cert_count},
   {af_claims_range, &af_claims_range_count},
   {af_claims_longctx, &af_claims_longctx_count},

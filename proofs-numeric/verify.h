@@ -124,6 +124,7 @@ AF_CLAIM_TABLE(af_claims_rstar)
 AF_CLAIM_TABLE(af_claims_tiled)
 AF_CLAIM_TABLE(af_claims_mptaylor)
 AF_CLAIM_TABLE(af_claims_userscheme)
+AF_CLAIM_TABLE(af_claims_spectaylor)
 
 /* verify --scheme-def: the scheme-generic claims of claims_userscheme.c
  * (U2.*) on the spec'd scheme sp, a table of results and the list of

@@ -163,6 +163,11 @@ typedef enum {
 const char *af_mp_method_name(af_mp_method m); /* "mp-gauss", "mp-gbs",
                                                   "mp-taylor" */
 int af_mp_method_lookup(af_mp_method *m, const char *name);
+/* Why mp-taylor cannot run the spec'd scheme sp (a sentence: scores or a
+ * gain, abs, min, max, an ifle that compares anything but t with tau),
+ * NULL if it can: its speed and radial rate are then Taylor series of
+ * the spec's expressions (theorems.md U1). */
+const char *af_mp_taylor_spec_refusal(const af_scheme_spec *sp);
 
 typedef struct {
   unsigned long steps;    /* accepted steps                               */

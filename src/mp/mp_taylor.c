@@ -54,6 +54,8 @@
 #include "attnflow_mp.h"
 #include "mp_kernel.h"
 #include "mp_taylor.h"
+#include "mp_series.h"
+#include "mp_taylor_spec.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -82,6 +84,7 @@ struct af_mp_taylor {
   mpfr_t *scr;             /* nthr x TS_SCR                          */
   mpfr_t beta, hb;         /* beta, -beta/2                          */
   int *bad;                /* per token: order-0 status              */
+  af_tay_spec *spec;       /* a spec'd scheme's rates (mp_taylor_spec.c) */
 };
 
 static void vfree(mpfr_t *v, size_t len) { af_mp_vec_free(v, len); }
@@ -124,6 +127,7 @@ void af_mp_taylor_free(af_mp_taylor *tc)
   vfree(tc->mrow, n);
   vfree(tc->amag, n);
   vfree(tc->scr, (size_t) tc->nthr * TS_SCR);
+  af_tay_spec_free(tc->spec);
   if (tc->bad != NULL) {
     mpfr_clears(tc->beta, tc->hb, (mpfr_ptr) 0);
     free(tc->bad);
@@ -206,93 +210,6 @@ unsigned af_mp_taylor_default_order(double tol)
   return (unsigned) p;
 }
 
-/* ---------------------------------------------------------- recurrences */
-
-/* r = sum_{l=lo}^{k-hi} a_l b_{k-l} (recursive, from l = lo). */
-static void conv2(mpfr_ptr r, mpfr_t *a, mpfr_t *b, size_t k, size_t lo,
-                  size_t hi, mpfr_ptr tmp)
-{
-  mpfr_set_zero(r, 1);
-  for (size_t l = lo; l + hi <= k; l++) {
-    mpfr_mul(tmp, a[l], b[k - l], RND);
-    mpfr_add(r, r, tmp, RND);
-  }
-}
-
-/* r = sum_{l=lo}^{k} a_l b_{k-l}. */
-static void conv(mpfr_ptr r, mpfr_t *a, mpfr_t *b, size_t k, size_t lo,
-                 mpfr_ptr tmp)
-{
-  conv2(r, a, b, k, lo, 0, tmp);
-}
-
-/* r += sum_{l=0}^k a_l a_{k-l}, by symmetry: 2 sum_{l < k/2} + middle. */
-static void conv_sq_add(mpfr_ptr r, mpfr_t *a, size_t k, mpfr_ptr acc,
-                        mpfr_ptr tmp)
-{
-  mpfr_set_zero(acc, 1);
-  for (size_t l = 0; 2 * l < k; l++) {
-    mpfr_mul(tmp, a[l], a[k - l], RND);
-    mpfr_add(acc, acc, tmp, RND);
-  }
-  mpfr_mul_2ui(acc, acc, 1, RND);
-  if (k % 2 == 0) {
-    mpfr_sqr(tmp, a[k / 2], RND);
-    mpfr_add(acc, acc, tmp, RND);
-  }
-  mpfr_add(r, r, acc, RND);
-}
-
-/* c_k of c = a / b (c_0..c_{k-1} set): (a_k - sum_{l=1}^k b_l c_{k-l}) / b_0. */
-static void rec_div(mpfr_t *c, mpfr_t *a, mpfr_t *b, size_t k,
-                    mpfr_ptr acc, mpfr_ptr tmp)
-{
-  if (k == 0) {
-    mpfr_div(c[0], a[0], b[0], RND);
-    return;
-  }
-  conv(acc, b, c, k, 1, tmp);
-  mpfr_sub(acc, a[k], acc, RND);
-  mpfr_div(c[k], acc, b[0], RND);
-}
-
-/* c_k of c = sqrt(a): (a_k - sum_{l=1}^{k-1} c_l c_{k-l}) / (2 c_0). */
-static void rec_sqrt(mpfr_t *c, mpfr_t *a, size_t k, mpfr_ptr acc,
-                     mpfr_ptr tmp)
-{
-  if (k == 0) {
-    mpfr_sqrt(c[0], a[0], RND);
-    return;
-  }
-  conv2(acc, c, c, k, 1, 1, tmp);
-  mpfr_sub(acc, a[k], acc, RND);
-  mpfr_div(acc, acc, c[0], RND);
-  mpfr_div_2ui(c[k], acc, 1, RND);
-}
-
-/* c_k (k >= 1) of c = exp(u), given v_l = l u_l (l >= 1) in v:
- * c_k = (1 / k) sum_{l=1}^k v_l c_{k-l}. */
-static void rec_exp(mpfr_t *c, mpfr_t *v, size_t k, mpfr_ptr acc,
-                    mpfr_ptr tmp)
-{
-  conv(acc, v, c, k, 1, tmp);
-  mpfr_div_ui(c[k], acc, k, RND);
-}
-
-/* c = (1 + t)^e / a0 as a series in t - t0 (c_0 given as (1+t0)^e / a0):
- * c_k = c_{k-1} (e - k + 1) / (k (1 + t0)). */
-static void power_series(mpfr_t *c, size_t L, mpfr_srcptr e, mpfr_srcptr t0,
-                         mpfr_ptr tmp, mpfr_ptr t1)
-{
-  mpfr_add_ui(t1, t0, 1, RND);
-  for (size_t k = 1; k < L; k++) {
-    mpfr_sub_ui(tmp, e, k - 1, RND);
-    mpfr_mul(tmp, tmp, c[k - 1], RND);
-    mpfr_div_ui(tmp, tmp, k, RND);
-    mpfr_div(c[k], tmp, t1, RND);
-  }
-}
-
 /* ---------------------------------------------------------- phases */
 
 typedef struct {
@@ -304,6 +221,7 @@ typedef struct {
   int needs_a;          /* the scheme uses |A_j|                  */
   int needs_anorm;      /* attention_vanishes check               */
   mpfr_srcptr t0;
+  const af_scheme_spec *spec; /* a spec'd scheme (rates from tc->spec) */
 } tay_case;
 
 /* Phase 1, token j at order k: |x_j|^2, |x_j|, th_j (and th_j M, V th_j). */
@@ -541,6 +459,9 @@ static void phase_field(af_mp_taylor *tc, const tay_case *cs, size_t j,
   /* Speed factor s (SR, then SP with the fault) and rate rho. */
   mpfr_t *sr = tc->SR + j * L, *sp = tc->SP + j * L, *rho = tc->RHO + j * L;
   mpfr_t *rr = tc->X + (N0 + j) * L;
+  if (cs->spec)
+    af_tay_spec_coef(tc->spec, j, k, rr, c, an, sr[k], rho[k], acc, tmp);
+  else
   switch (cs->scheme) {
   case AF_PRE_LN:
     mpfr_set(sr[k], rr[k], RND);
@@ -629,16 +550,20 @@ static int setup_case(af_mp_taylor *tc, tay_case *cs, const af_model *m,
                       double hi)
 {
   size_t d = tc->d;
-  const af_scheme *sc = af_scheme_get(m->scheme);
-  if (sc == NULL)
-    return AF_EINVAL;
+  const af_scheme_spec *spec =
+    m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
+  const af_scheme *sc = spec ? m->user : af_scheme_get(m->scheme);
+  if (sc == NULL || (spec && af_tay_spec_refusal(spec) != NULL))
+    return AF_EINVAL; /* a callback row, or a spec mp-taylor refuses */
   memset(cs, 0, sizeof *cs);
+  cs->spec = spec;
   cs->m = m;
   cs->t0 = t0;
   cs->scheme = m->scheme;
   if (m->scheme == AF_MIX_LN) /* the piece's side of tau (rates_fill) */
     cs->scheme = lo >= m->tau ? AF_PRE_LN : AF_POST_LN;
-  cs->needs_a = cs->scheme == AF_PERI_LN || cs->scheme == AF_NGPT;
+  cs->needs_a = spec ? af_tay_spec_reads_na(spec)
+                     : cs->scheme == AF_PERI_LN || cs->scheme == AF_NGPT;
   cs->needs_anorm = sc->needs_anorm;
   if (par != NULL)
     mpfr_set(tc->beta, par->beta, RND);
@@ -709,6 +634,28 @@ static int setup_case(af_mp_taylor *tc, tay_case *cs, const af_model *m,
       mpfr_div_d(tc->AL[0], tmp, m->alpha, RND);
     }
     power_series(tc->AL, tc->L, e, t0, tmp, t1);
+  }
+  if (spec) {
+    /* the spec's series of t and alpha(t) on this piece, and tau's side
+     * (the MPFR kernel's: +inf before the switch, -inf after) */
+    if (tc->spec != NULL && af_tay_spec_of(tc->spec) != spec) {
+      af_tay_spec_free(tc->spec);
+      tc->spec = NULL;
+    }
+    if (tc->spec == NULL)
+      tc->spec = af_tay_spec_alloc(spec, tc->n, tc->L, tc->prec);
+    if (tc->spec == NULL)
+      return AF_ENOMEM;
+    mpfr_ptr al = tc->scr[2];
+    if (par != NULL) {
+      mpfr_set(al, par->alpha, RND);
+      mpfr_set(t1, par->alpha_decay, RND);
+    } else {
+      mpfr_set_d(al, m->alpha, RND);
+      mpfr_set_d(t1, m->alpha_decay, RND);
+    }
+    af_tay_spec_piece(tc->spec, t0, al, t1, lo >= m->tau ? -INFINITY
+                                                          : INFINITY);
   }
   if (cs->scheme == AF_LN_SCALING) {
     mpfr_ptr e = tc->scr[2];
