@@ -130,10 +130,24 @@ for sch in raw-scores qknorm-post; do
 done
 if "$AF" run --scheme-def "$S/raw-scores.scheme" --n 3 --d 3 --beta 1 \
     --precision 80 --method mp-taylor >/dev/null 2>"$tmp/err"; then
-  bad "mp-taylor refuses a spec" "accepted"
-elif grep -q "Taylor recurrences are written for the six built-in" "$tmp/err"; then
-  ok "mp-taylor refuses a spec with a reason"
-else bad "mp-taylor refuses a spec" "$(cat "$tmp/err")"; fi
+  bad "mp-taylor refuses a spec with scores" "accepted"
+elif grep -q "the Taylor recursion is written for plain scores" "$tmp/err"; then
+  ok "mp-taylor refuses a spec with scores, with the reason"
+else bad "mp-taylor refuses a spec with scores" "$(cat "$tmp/err")"; fi
+printf 'name = k\nspeed = max(na, 1/2)\nradial = 0\nlayer = sphere\n' >"$tmp/kink.scheme"
+if "$AF" run --scheme-def "$tmp/kink.scheme" --n 3 --d 3 --beta 1 \
+    --precision 80 --method mp-taylor >/dev/null 2>"$tmp/err"; then
+  bad "mp-taylor refuses max" "accepted"
+elif grep -q "not analytic" "$tmp/err"; then
+  ok "mp-taylor refuses max (a kink), with the reason"
+else bad "mp-taylor refuses max" "$(cat "$tmp/err")"; fi
+# mp-taylor runs a plain spec: peri-damped within the tolerance of mp-gbs
+a=$(rows --scheme-def "$S/peri-damped.scheme" --beta 1 $Q --precision 128 --tol 1e-30 --digits 40 --method mp-taylor | tail -n 1 | cut -d, -f2)
+b=$(rows --scheme-def "$S/peri-damped.scheme" --beta 1 $Q --precision 128 --tol 1e-30 --digits 40 --method mp-gbs | tail -n 1 | cut -d, -f2)
+if [ -n "$a" ] && [ -n "$b" ] &&
+   awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; exit !(d < 1e-14 && d > -1e-14) }'; then
+  ok "peri-damped on mp-taylor = mp-gbs ($a, $b; awk compares doubles)"
+else bad "peri-damped on mp-taylor" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
 check_err "bad scores" 'name = x\nscores = norm\n' 'line 2, column 10: scores: expected plain, radii or qknorm'
 check_err "gain reads r" 'name = x\ngain = r * 2\n' 'gain: an expression of t and the params only'
 
