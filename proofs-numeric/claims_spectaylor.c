@@ -26,6 +26,7 @@
 
 #include "attnflow_mp.h"
 #include "claims_mprun.h"
+#include "claims_certspec.h"
 #include "datadir.h"
 #include "verify.h"
 
@@ -56,23 +57,13 @@ static const char ops_spec[] =
   "radial = ta / (r + 1) - na^3 / 9\n"
   "layer = sphere\n";
 
-static void claim_taylor(af_vresult *r, const af_vctx *c, int arg)
+/* The runs and the comparison: spec sp on mp-taylor against mp-gbs, and
+ * with builtin against the built-in scheme id on mp-taylor. */
+static void compare(af_vresult *r, const af_vctx *c, const af_scheme_spec *sp,
+                    af_scheme_id id, int builtin, const char *label)
 {
-  af_scheme_id id = arg < (int) AF_SCHEME_COUNT ? (af_scheme_id) arg
-                                                : AF_POST_LN;
-  int ops = arg >= (int) AF_SCHEME_COUNT;
+  int ops = !builtin;
   const af_scheme *row = af_scheme_get(id);
-  char path[4096];
-  snprintf(path, sizeof path, "%s/schemes/%s.scheme", af_data_dir(),
-           row->name);
-  af_scheme_spec *sp = NULL;
-  af_spec_error e;
-  if ((ops ? af_scheme_spec_parse(&sp, &e, ops_spec, sizeof ops_spec - 1)
-           : af_scheme_spec_read(&sp, &e, path)) != AF_OK) {
-    r->status = AF_V_ERROR;
-    af_v_note(r, "cannot read %s: %s", ops ? "the ops spec" : path, e.what);
-    return;
-  }
   size_t N = af_state_size(ST_N, ST_N);
   af_model mb, ms;
   af_v_model(&mb, c, ST_N, ST_N, 1.5, id);
@@ -108,7 +99,6 @@ static void claim_taylor(af_vresult *r, const af_vctx *c, int arg)
   af_mp_vec_free(yb, yb ? N : 0);
   af_mp_vec_free(ys, ys ? N : 0);
   af_mp_vec_free(yg, yg ? N : 0);
-  af_scheme_spec_free(sp);
   if (rc != AF_OK) {
     af_v_error(r, rc, "U1.taylor");
     return;
@@ -124,10 +114,9 @@ static void claim_taylor(af_vresult *r, const af_vctx *c, int arg)
   int gok = gbs <= gtol;
   if (ops) {
     af_v_le(r, gbs / gtol, af_v_tol(c, "U1.taylor"), 0.0);
-    af_v_note(r, "every recurrence (tanh, exp, log, sqrt, x^e, x^y, /): "
-              "mp-taylor (%lu steps, order %u) vs mp-gbs on the same spec "
-              "%.3g, <= 10 x their error estimates %.3g: %s", ss.steps,
-              ss.order, gbs, gtol, gok ? "yes" : "NO");
+    af_v_note(r, "%s: mp-taylor (%lu steps, order %u) vs mp-gbs on the "
+              "same spec %.3g, <= 10 x their error estimates %.3g: %s", label,
+              ss.steps, ss.order, gbs, gtol, gok ? "yes" : "NO");
     return;
   }
   af_v_le(r, maxd / bound, af_v_tol(c, "U1.taylor"), 0.0);
@@ -138,6 +127,39 @@ static void claim_taylor(af_vresult *r, const af_vctx *c, int arg)
             "spec on mp-gbs vs mp-taylor %.3g (<= %.3g: %s)", row->name,
             sb.steps, sb.order, nd, N, maxd, bound, gbs, gtol,
             gok ? "yes" : "NO");
+}
+
+static void claim_taylor(af_vresult *r, const af_vctx *c, int arg)
+{
+  int ops = arg >= (int) AF_SCHEME_COUNT;
+  af_scheme_id id = ops ? AF_POST_LN : (af_scheme_id) arg;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/schemes/%s.scheme", af_data_dir(),
+           af_scheme_get(id)->name);
+  af_scheme_spec *sp = NULL;
+  af_spec_error e;
+  if ((ops ? af_scheme_spec_parse(&sp, &e, ops_spec, sizeof ops_spec - 1)
+           : af_scheme_spec_read(&sp, &e, path)) != AF_OK) {
+    r->status = AF_V_ERROR;
+    af_v_note(r, "cannot read %s: %s", ops ? "the ops spec" : path, e.what);
+    return;
+  }
+  compare(r, c, sp, id, !ops, "every recurrence (tanh, exp, log, sqrt, x^e, "
+          "x^y, /)");
+  af_scheme_spec_free(sp);
+}
+
+void af_spectaylor_on(af_vresult *r, const af_vctx *c,
+                      const af_scheme_spec *sp)
+{
+  const char *why = af_mp_taylor_spec_refusal(sp);
+  if (why) {
+    r->status = AF_V_INCONCLUSIVE;
+    af_v_note(r, "mp-taylor refuses it: %s", why);
+    return;
+  }
+  compare(r, c, sp, AF_POST_LN, 0, "n=d=3 beta=1.5 gaussian, 128 bits, tol "
+          "1e-30, T=1.5");
 }
 
 #define ROW(name, id) \

@@ -730,6 +730,14 @@ int af_verify_scheme_def(FILE *out, const af_scheme_spec *sp,
     fprintf(out, "%-10s %11.4g %11.4g %11.4g %-13s %s\n", "certify",
             r.measured, r.predicted, r.tolerance, af_vstatus_name(r.status),
             r.note);
+    /* the MPFR flow by two independent methods */
+    memset(&r, 0, sizeof r);
+    r.measured = r.predicted = r.tolerance = r.margin = NAN;
+    af_spectaylor_on(&r, c, sp);
+    bad += r.status == AF_V_FAIL || r.status == AF_V_ERROR;
+    fprintf(out, "%-10s %11.4g %11.4g %11.4g %-13s %s\n", "U2.mp",
+            r.measured, r.predicted, r.tolerance, af_vstatus_name(r.status),
+            r.note);
   }
   fprintf(out,
           "not checked on a spec'd scheme, and why:\n"
