@@ -113,7 +113,7 @@ static void af_run_help(void) {
       "                  PATH.npy: shape (3,d,d) or (L,3,d,d), L sets of time h,\n"
       "                  or (L,H,3,d,d): H heads per set, outputs summed;\n"
       "                  PATH.npz, PATH.safetensors: arrays Q.l, K.l, V.l (d,d),\n"
-      "                  or Q.l.h, K.l.h, V.l.h for head h; heads: not mp-taylor)\n"
+      "                  or Q.l.h, K.l.h, V.l.h for head h)\n"
       "  --kernel K      blas|direct|tiled (default blas, or tiled when the n x n\n"
       "                  matrix would exceed 1 GiB; direct with --precision)\n"
       "\n"

@@ -925,15 +925,6 @@ int af_run_mp(const af_run_cfg *c, const af_model *m, const double *y0,
    * doubles (the double path's numbers, each exact in MPFR, used by the
    * kernel as they are); their time h is the typed --h when given, else
    * the default h, exact. */
-  if (af_weights_heads(m->w) > 1 && c->mp.method == AF_MP_TAYLOR) {
-    /* mp-gbs and mp-gauss sum the heads (mp_kernel_source.c,
-     * docs/weights.md); the Taylor recursion is written for one Q, K, V,
-     * and head 0 alone would be another model. */
-    af_cli_error("--weights %s: %zu heads per set: mp-taylor computes one "
-                 "head (the sum of several heads is in mp-gbs, mp-gauss and "
-                 "the double methods)", c->weights, af_weights_heads(m->w));
-    goto done;
-  }
   int binw = m->w != NULL && !m->w->kaiming
              && af_cli_is_binary_weights(c->weights);
   if (m->w != NULL && (m->w->kaiming || binw) && mpfr_nan_p(par.layer_dt))

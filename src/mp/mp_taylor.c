@@ -85,7 +85,55 @@ struct af_mp_taylor {
   mpfr_t beta, hb;         /* beta, -beta/2                          */
   int *bad;                /* per token: order-0 status              */
   af_tay_spec *spec;       /* a spec'd scheme's rates (mp_taylor_spec.c) */
+  /* Heads 1 .. Hcap - 1 of a model with several (head 0 uses the arrays
+   * above): M, V, TT, G, SS, EE, Z, IZ, PR, mrow, amag of each, at the
+   * strides of head 0's. */
+  size_t Hcap;
+  mpfr_t *xM, *xV, *xTT, *xG, *xSS, *xEE, *xZ, *xIZ, *xPR, *xmrow, *xamag;
 };
+
+/* Head h's arrays (head 0: the arrays of one head). */
+typedef struct {
+  mpfr_t *M, *V, *TT, *G, *SS, *EE, *Z, *IZ, *PR, *mrow, *amag;
+} tay_head;
+
+static void head_of(tay_head *hd, const af_mp_taylor *tc, size_t h)
+{
+  size_t n = tc->n, d = tc->d, L = tc->L, nd = n * d;
+  if (h == 0) {
+    *hd = (tay_head){tc->M, tc->V, tc->TT, tc->G, tc->SS, tc->EE, tc->Z,
+                     tc->IZ, tc->PR, tc->mrow, tc->amag};
+    return;
+  }
+  h--;
+  *hd = (tay_head){tc->xM + h * d * d, tc->xV + h * d * d,
+                   tc->xTT + h * nd * L, tc->xG + h * nd * L,
+                   tc->xSS + h * n * n * L, tc->xEE + h * n * n * L,
+                   tc->xZ + h * n * L, tc->xIZ + h * n * L,
+                   tc->xPR + h * nd * L, tc->xmrow + h * n, tc->xamag + h * n};
+}
+
+/* Free the arrays of heads 1 .. Hcap - 1. */
+static void free_heads(af_mp_taylor *tc)
+{
+  size_t n = tc->n, d = tc->d, L = tc->L, nd = n * d, x = tc->Hcap - 1;
+  if (tc->Hcap < 2)
+    return;
+  af_mp_vec_free(tc->xM, tc->xM ? x * d * d : 0);
+  af_mp_vec_free(tc->xV, tc->xV ? x * d * d : 0);
+  af_mp_vec_free(tc->xTT, tc->xTT ? x * nd * L : 0);
+  af_mp_vec_free(tc->xG, tc->xG ? x * nd * L : 0);
+  af_mp_vec_free(tc->xSS, tc->xSS ? x * n * n * L : 0);
+  af_mp_vec_free(tc->xEE, tc->xEE ? x * n * n * L : 0);
+  af_mp_vec_free(tc->xZ, tc->xZ ? x * n * L : 0);
+  af_mp_vec_free(tc->xIZ, tc->xIZ ? x * n * L : 0);
+  af_mp_vec_free(tc->xPR, tc->xPR ? x * nd * L : 0);
+  af_mp_vec_free(tc->xmrow, tc->xmrow ? x * n : 0);
+  af_mp_vec_free(tc->xamag, tc->xamag ? x * n : 0);
+  tc->xM = tc->xV = tc->xTT = tc->xG = tc->xSS = tc->xEE = NULL;
+  tc->xZ = tc->xIZ = tc->xPR = tc->xmrow = tc->xamag = NULL;
+  tc->Hcap = 1;
+}
 
 static void vfree(mpfr_t *v, size_t len) { af_mp_vec_free(v, len); }
 
@@ -128,6 +176,7 @@ void af_mp_taylor_free(af_mp_taylor *tc)
   vfree(tc->amag, n);
   vfree(tc->scr, (size_t) tc->nthr * TS_SCR);
   af_tay_spec_free(tc->spec);
+  free_heads(tc);
   if (tc->bad != NULL) {
     mpfr_clears(tc->beta, tc->hb, (mpfr_ptr) 0);
     free(tc->bad);
@@ -155,6 +204,7 @@ af_mp_taylor *af_mp_taylor_alloc(size_t n, size_t d, unsigned p,
   tc->prec = prec;
   tc->nthr = nthr;
   tc->npairs = np;
+  tc->Hcap = 1;
   tc->bad = calloc(n, sizeof *tc->bad);
   if (tc->bad == NULL) {
     free(tc);
@@ -222,6 +272,7 @@ typedef struct {
   int needs_anorm;      /* attention_vanishes check               */
   mpfr_srcptr t0;
   const af_scheme_spec *spec; /* a spec'd scheme (rates from tc->spec) */
+  size_t H;             /* heads, summed (general kernel when H > 1) */
 } tay_case;
 
 /* Phase 1, token j at order k: |x_j|^2, |x_j|, th_j (and th_j M, V th_j). */
@@ -242,22 +293,26 @@ static void phase_tokens(af_mp_taylor *tc, const tay_case *cs, size_t j,
     tc->bad[j] = AF_ENONFINITE;
   else if (k == 0 && mpfr_zero_p(nn[0]))
     tc->bad[j] = AF_EZERONORM;
-  if (!cs->ident)
-    for (size_t b = 0; b < d; b++) {
-      mpfr_ptr r = tc->TT[(j * d + b) * L + k];
-      mpfr_set_zero(r, 1);
-      for (size_t a = 0; a < d; a++) {
-        mpfr_mul(tmp, tc->TH[(j * d + a) * L + k], tc->M[a * d + b], RND);
-        mpfr_add(r, r, tmp, RND);
-      }
-    }
-  if (cs->hasv) {
-    for (size_t a = 0; a < d; a++) {
-      mpfr_ptr r = tc->G[(j * d + a) * L + k];
-      mpfr_set_zero(r, 1);
+  for (size_t h = 0; h < cs->H; h++) {
+    tay_head hd;
+    head_of(&hd, tc, h);
+    if (!cs->ident)
       for (size_t b = 0; b < d; b++) {
-        mpfr_mul(tmp, tc->V[a * d + b], tc->TH[(j * d + b) * L + k], RND);
-        mpfr_add(r, r, tmp, RND);
+        mpfr_ptr r = hd.TT[(j * d + b) * L + k];
+        mpfr_set_zero(r, 1);
+        for (size_t a = 0; a < d; a++) {
+          mpfr_mul(tmp, tc->TH[(j * d + a) * L + k], hd.M[a * d + b], RND);
+          mpfr_add(r, r, tmp, RND);
+        }
+      }
+    if (cs->hasv) {
+      for (size_t a = 0; a < d; a++) {
+        mpfr_ptr r = hd.G[(j * d + a) * L + k];
+        mpfr_set_zero(r, 1);
+        for (size_t b = 0; b < d; b++) {
+          mpfr_mul(tmp, hd.V[a * d + b], tc->TH[(j * d + b) * L + k], RND);
+          mpfr_add(r, r, tmp, RND);
+        }
       }
     }
   }
@@ -292,17 +347,17 @@ static void phase_pair(af_mp_taylor *tc, size_t pi, size_t j, size_t l,
 /* Phase 2 (general), row j at order k: scores S_jl = <th_j M, th_l>,
  * E_jl = exp(beta (S_jl - m_j)), Z_j (softmax, causal) and the row sums
  * sum_l E_jl G_l into PR (G = V th, or th). */
-static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
-                      size_t k, mpfr_t *sc)
+static void phase_row_head(af_mp_taylor *tc, const tay_case *cs,
+                           const tay_head *hd, size_t j, size_t k, mpfr_t *sc)
 {
   size_t n = tc->n, d = tc->d, L = tc->L;
   mpfr_ptr acc = sc[0], tmp = sc[1], acc2 = sc[2];
   int causal = cs->m->attn == AF_ATTN_CAUSAL;
   size_t lend = causal ? j + 1 : n;
-  mpfr_t *Tj = (cs->ident ? tc->TH : tc->TT) + j * d * L;
-  mpfr_t *Gb = cs->hasv ? tc->G : tc->TH;
+  mpfr_t *Tj = (cs->ident ? tc->TH : hd->TT) + j * d * L;
+  mpfr_t *Gb = cs->hasv ? hd->G : tc->TH;
   for (size_t l = 0; l < lend; l++) {
-    mpfr_t *s = tc->SS + (j * n + l) * L;
+    mpfr_t *s = hd->SS + (j * n + l) * L;
     mpfr_set_zero(s[k], 1);
     for (size_t i = 0; i < d; i++) {
       conv(acc, Tj + i * L, tc->TH + (l * d + i) * L, k, 0, tmp);
@@ -314,23 +369,23 @@ static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
     }
   }
   if (k == 0) {
-    mpfr_set(tc->mrow[j], tc->SS[(j * n) * L], RND);
+    mpfr_set(hd->mrow[j], hd->SS[(j * n) * L], RND);
     for (size_t l = 1; l < lend; l++)
-      if (mpfr_cmp(tc->SS[(j * n + l) * L], tc->mrow[j]) > 0)
-        mpfr_set(tc->mrow[j], tc->SS[(j * n + l) * L], RND);
-    if (!mpfr_number_p(tc->mrow[j]))
+      if (mpfr_cmp(hd->SS[(j * n + l) * L], hd->mrow[j]) > 0)
+        mpfr_set(hd->mrow[j], hd->SS[(j * n + l) * L], RND);
+    if (!mpfr_number_p(hd->mrow[j]))
       tc->bad[j] = AF_ENONFINITE;
   }
-  mpfr_t *z = tc->Z + j * L;
+  mpfr_t *z = hd->Z + j * L;
   mpfr_set_zero(z[k], 1);
   for (size_t i = 0; i < d; i++)
-    mpfr_set_zero(tc->PR[(j * d + i) * L + k], 1);
+    mpfr_set_zero(hd->PR[(j * d + i) * L + k], 1);
   if (k == 0)
-    mpfr_set_zero(tc->amag[j], 1);
+    mpfr_set_zero(hd->amag[j], 1);
   for (size_t l = 0; l < lend; l++) {
-    mpfr_t *s = tc->SS + (j * n + l) * L, *e = tc->EE + (j * n + l) * L;
+    mpfr_t *s = hd->SS + (j * n + l) * L, *e = hd->EE + (j * n + l) * L;
     if (k == 0) {
-      mpfr_sub(tmp, s[0], tc->mrow[j], RND);
+      mpfr_sub(tmp, s[0], hd->mrow[j], RND);
       mpfr_mul(tmp, tmp, tc->beta, RND);
       mpfr_exp(e[0], tmp, RND);
     } else
@@ -338,7 +393,7 @@ static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
     mpfr_add(z[k], z[k], e[k], RND);
     for (size_t i = 0; i < d; i++) {
       conv(acc2, e, Gb + (l * d + i) * L, k, 0, tmp);
-      mpfr_add(tc->PR[(j * d + i) * L + k], tc->PR[(j * d + i) * L + k], acc2,
+      mpfr_add(hd->PR[(j * d + i) * L + k], hd->PR[(j * d + i) * L + k], acc2,
                RND);
     }
     if (k == 0) { /* amag: sum_l E_jl |G_l| (|th_l| = 1 without V) */
@@ -352,13 +407,13 @@ static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
         mpfr_mul(acc, acc, e[0], RND);
       } else
         mpfr_set(acc, e[0], RND);
-      mpfr_add(tc->amag[j], tc->amag[j], acc, RND);
+      mpfr_add(hd->amag[j], hd->amag[j], acc, RND);
     }
   }
   if (cs->m->attn == AF_ATTN_USA) {
     /* w_jl = exp(beta S_jl) / n = E_jl / (n exp(-beta m_j)): a constant. */
     if (k == 0) {
-      mpfr_mul(tmp, tc->beta, tc->mrow[j], RND);
+      mpfr_mul(tmp, tc->beta, hd->mrow[j], RND);
       mpfr_neg(tmp, tmp, RND);
       mpfr_exp(tmp, tmp, RND);
       if (mpfr_zero_p(tmp) || !mpfr_number_p(tmp))
@@ -366,6 +421,18 @@ static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
       mpfr_mul_ui(z[0], tmp, n, RND);
     } else
       mpfr_set_zero(z[k], 1);
+  }
+}
+
+/* Phase 2 (general kernel), row j at order k: every head's scores,
+ * exponentials, Z and raw sums, in head order. */
+static void phase_row(af_mp_taylor *tc, const tay_case *cs, size_t j,
+                      size_t k, mpfr_t *sc)
+{
+  for (size_t h = 0; h < cs->H; h++) {
+    tay_head hd;
+    head_of(&hd, tc, h);
+    phase_row_head(tc, cs, &hd, j, k, sc);
   }
 }
 
@@ -396,13 +463,18 @@ static void phase_field(af_mp_taylor *tc, const tay_case *cs, size_t j,
           mpfr_sub(PR[i * L + k], PR[i * L + k], tc->PED[pi * d + i], RND);
     }
   }
-  /* iz = 1 / Z. */
-  if (k == 0)
-    mpfr_ui_div(iz[0], 1, z[0], RND);
-  else {
-    conv(acc, z, iz, k, 1, tmp);
-    mpfr_mul(acc, acc, iz[0], RND);
-    mpfr_neg(iz[k], acc, RND);
+  /* iz = 1 / Z, for every head. */
+  for (size_t h = 0; h < cs->H; h++) {
+    tay_head hd;
+    head_of(&hd, tc, h);
+    mpfr_t *zh = hd.Z + j * L, *izh = hd.IZ + j * L;
+    if (k == 0)
+      mpfr_ui_div(izh[0], 1, zh[0], RND);
+    else {
+      conv(acc, zh, izh, k, 1, tmp);
+      mpfr_mul(acc, acc, izh[0], RND);
+      mpfr_neg(izh[k], acc, RND);
+    }
   }
   if (cs->sym) {
     /* PT = Praw / Z; radial = sum_l w_jl |D_jl|^2 / 2 = 1 - <th_j, A_j>
@@ -428,6 +500,14 @@ static void phase_field(af_mp_taylor *tc, const tay_case *cs, size_t j,
   } else {
     for (size_t i = 0; i < d; i++)
       conv(A[i * L + k], PR + i * L, iz, k, 0, tmp);
+    for (size_t h = 1; h < cs->H; h++) { /* the heads' sum, in head order */
+      tay_head hd;
+      head_of(&hd, tc, h);
+      for (size_t i = 0; i < d; i++) {
+        conv(acc, hd.PR + (j * d + i) * L, hd.IZ + j * L, k, 0, tmp);
+        mpfr_add(A[i * L + k], A[i * L + k], acc, RND);
+      }
+    }
     mpfr_set_zero(c[k], 1);
     for (size_t i = 0; i < d; i++) {
       conv(acc, th + i * L, A + i * L, k, 0, tmp);
@@ -437,8 +517,15 @@ static void phase_field(af_mp_taylor *tc, const tay_case *cs, size_t j,
       conv(acc, c, th + i * L, k, 0, tmp);
       mpfr_sub(P[i * L + k], A[i * L + k], acc, RND);
     }
-    if (k == 0)
+    if (k == 0) {
       mpfr_mul(tc->amag[j], tc->amag[j], iz[0], RND);
+      for (size_t h = 1; h < cs->H; h++) {
+        tay_head hd;
+        head_of(&hd, tc, h);
+        mpfr_mul(tmp, hd.amag[j], hd.IZ[j * L], RND);
+        mpfr_add(tc->amag[j], tc->amag[j], tmp, RND);
+      }
+    }
   }
   mpfr_t *an = tc->AN + j * L;
   if (cs->needs_a) {
@@ -544,7 +631,73 @@ static int ensure_arrays(af_mp_taylor *tc, const tay_case *cs)
   return AF_OK;
 }
 
+/* The arrays of heads 1 .. H - 1 (at least H heads). */
+static int ensure_heads(af_mp_taylor *tc, size_t H)
+{
+  size_t n = tc->n, d = tc->d, L = tc->L, nd = n * d, x = H - 1, bytes;
+  mpfr_prec_t prec = tc->prec;
+  if (H <= tc->Hcap)
+    return AF_OK;
+  free_heads(tc);
+  if (!af_size_mul(&bytes, x, (2 * n * n + 3 * nd + 2 * n) * L + 2 * d * d + 2 * n)
+      || !af_size_mul(&bytes, bytes, sizeof(mpfr_t)))
+    return AF_ENOMEM;
+  tc->Hcap = H;
+  tc->xM = af_mp_vec_alloc(x * d * d, prec);
+  tc->xV = af_mp_vec_alloc(x * d * d, prec);
+  tc->xTT = af_mp_vec_alloc(x * nd * L, prec);
+  tc->xG = af_mp_vec_alloc(x * nd * L, prec);
+  tc->xSS = af_mp_vec_alloc(x * n * n * L, prec);
+  tc->xEE = af_mp_vec_alloc(x * n * n * L, prec);
+  tc->xZ = af_mp_vec_alloc(x * n * L, prec);
+  tc->xIZ = af_mp_vec_alloc(x * n * L, prec);
+  tc->xPR = af_mp_vec_alloc(x * nd * L, prec);
+  tc->xmrow = af_mp_vec_alloc(x * n, prec);
+  tc->xamag = af_mp_vec_alloc(x * n, prec);
+  if (!tc->xM || !tc->xV || !tc->xTT || !tc->xG || !tc->xSS || !tc->xEE
+      || !tc->xZ || !tc->xIZ || !tc->xPR || !tc->xmrow || !tc->xamag) {
+    free_heads(tc);
+    return AF_ENOMEM;
+  }
+  return AF_OK;
+}
+
 /* The weights of the piece, the exact parameters and the scheme. */
+/* One head's score matrix M = Q^T K from the doubles (fill_m; Q or K
+ * NULL: the other alone; both NULL: the identity, for a head among
+ * several) and its values Vm = V (fill_v; V NULL: the identity). */
+static void set_head(mpfr_t *M, mpfr_t *Vm, const double *Q, const double *K,
+                     const double *V, size_t d, mpfr_ptr tmp, int fill_m,
+                     int fill_v)
+{
+  if (fill_m)
+    for (size_t a = 0; a < d; a++)
+      for (size_t b = 0; b < d; b++) {
+        mpfr_ptr r = M[a * d + b];
+        if (Q == NULL && K == NULL)
+          mpfr_set_ui(r, a == b, RND);
+        else if (Q == NULL)
+          mpfr_set_d(r, K[a * d + b], RND);
+        else if (K == NULL)
+          mpfr_set_d(r, Q[b * d + a], RND);
+        else {
+          mpfr_set_zero(r, 1);
+          for (size_t k = 0; k < d; k++) {
+            mpfr_set_d(tmp, Q[k * d + a], RND);
+            mpfr_mul_d(tmp, tmp, K[k * d + b], RND);
+            mpfr_add(r, r, tmp, RND);
+          }
+        }
+      }
+  if (fill_v)
+    for (size_t i = 0; i < d * d; i++) {
+      if (V == NULL)
+        mpfr_set_ui(Vm[i], i / d == i % d, RND);
+      else
+        mpfr_set_d(Vm[i], V[i], RND);
+    }
+}
+
 static int setup_case(af_mp_taylor *tc, tay_case *cs, const af_model *m,
                       const af_mp_params *par, mpfr_srcptr t0, double lo,
                       double hi)
@@ -575,48 +728,44 @@ static int setup_case(af_mp_taylor *tc, tay_case *cs, const af_model *m,
   }
   mpfr_div_2ui(tc->hb, tc->beta, 1, RND);
   mpfr_neg(tc->hb, tc->hb, RND);
-  /* One head only (the Taylor recursion is written for one Q, K, V);
-   * head 0 alone would be another model. */
-  if (af_weights_heads(m->w) > 1)
-    return AF_EINVAL;
+  /* Heads are summed (attention_heads.c, mp_kernel_source.c): each has
+   * its score matrix M_h = Q_h^T K_h and values V_h, and the general
+   * kernel's series run once per head. */
+  size_t H = m->w ? af_weights_heads(m->w) : 1;
+  if (H < 1)
+    H = 1;
+  cs->H = H;
+  double tm = 0.5 * (lo + hi);
   const double *Q, *K, *V;
-  af_weights_at(&Q, &K, &V, m->w, 0.5 * (lo + hi));
+  af_weights_head_at(&Q, &K, &V, m->w, tm, 0);
   int exact = par != NULL && par->wq != NULL;
-  if (exact && (m->w == NULL || m->w->layers != 1 || Q == NULL || K == NULL
-                || V == NULL || par->wd != d))
+  if (exact && (m->w == NULL || m->w->layers != 1 || H > 1 || Q == NULL
+                || K == NULL || V == NULL || par->wd != d))
     return AF_EINVAL;
-  cs->ident = !exact && Q == NULL && K == NULL;
-  cs->hasv = exact || V != NULL;
+  cs->ident = H == 1 && !exact && Q == NULL && K == NULL;
+  cs->hasv = H > 1 || exact || V != NULL;
   cs->sym = cs->ident && !cs->hasv && m->attn == AF_ATTN_SOFTMAX;
-  if (!cs->ident)
+  if (H > 1 && ensure_heads(tc, H) != AF_OK)
+    return AF_ENOMEM;
+  if (exact) {
     for (size_t a = 0; a < d; a++)
       for (size_t b = 0; b < d; b++) {
         mpfr_ptr r = tc->M[a * d + b];
-        if (exact) {
-          mpfr_set_zero(r, 1);
-          for (size_t k = 0; k < d; k++) {
-            mpfr_mul(tc->scr[0], par->wq[k * d + a], par->wk[k * d + b], RND);
-            mpfr_add(r, r, tc->scr[0], RND);
-          }
-        } else if (Q == NULL)
-          mpfr_set_d(r, K[a * d + b], RND);
-        else if (K == NULL)
-          mpfr_set_d(r, Q[b * d + a], RND);
-        else {
-          mpfr_set_zero(r, 1);
-          for (size_t k = 0; k < d; k++) {
-            mpfr_set_d(tc->scr[0], Q[k * d + a], RND);
-            mpfr_mul_d(tc->scr[0], tc->scr[0], K[k * d + b], RND);
-            mpfr_add(r, r, tc->scr[0], RND);
-          }
+        mpfr_set_zero(r, 1);
+        for (size_t k = 0; k < d; k++) {
+          mpfr_mul(tc->scr[0], par->wq[k * d + a], par->wk[k * d + b], RND);
+          mpfr_add(r, r, tc->scr[0], RND);
         }
       }
-  if (cs->hasv)
-    for (size_t i = 0; i < d * d; i++) {
-      if (exact)
-        mpfr_set(tc->V[i], par->wv[i], RND);
-      else
-        mpfr_set_d(tc->V[i], V[i], RND);
+    for (size_t i = 0; i < d * d; i++)
+      mpfr_set(tc->V[i], par->wv[i], RND);
+  } else
+    for (size_t h = 0; h < H; h++) {
+      tay_head hd;
+      head_of(&hd, tc, h);
+      if (h > 0)
+        af_weights_head_at(&Q, &K, &V, m->w, tm, h);
+      set_head(hd.M, hd.V, Q, K, V, d, tc->scr[0], !cs->ident, cs->hasv);
     }
   mpfr_ptr tmp = tc->scr[0], t1 = tc->scr[1];
   if (cs->scheme == AF_NGPT) {
