@@ -1092,15 +1092,6 @@ int af_cli_run(int argc, char **argv) {
     ex = AF_EXIT_USAGE;
     goto done;
   }
-  if (af_weights_heads(wts) > 1 && c.spec != NULL
-      && af_scheme_spec_alters_attention(c.spec)) {
-    af_cli_error("--weights %s: %zu heads per set: several heads are not "
-                 "run under a scheme spec that alters attention (scores, "
-                 "gain: its kernel computes one head)", c.weights,
-                 af_weights_heads(wts));
-    ex = AF_EXIT_USAGE;
-    goto done;
-  }
   if (c.scheme == AF_NGPT && af_model_alpha_integrable(&m))
     af_cli_warn("alpha(t) = %g (1+t)^-%g is integrable: the nGPT clustering "
                 "results (T3.1, T4.1b, T4.3b) do not apply",

@@ -7,7 +7,7 @@
 # and V_0 + V_1 = V follow the one-head run; the layer maps run on heads;
 # refused with their messages: names of 2 and 3 parts mixed, a missing
 # head, a bad head index (leading zero, not a number), a .npy with H = 0,
-# a scheme spec that alters attention (with --precision too).
+# and, under a spec that alters attention (U3), the same sums.
 # The MPFR path sums the heads: at 128 bits it agrees with the double run,
 # V_0 + V_1 = V follows the one-head MPFR run to 1e-30, and the run is bit
 # for bit the same when repeated and on 1 or 2 threads.  Needs a Python with
@@ -204,8 +204,30 @@ refused "tensor 'Q.0.01': not a weight name" lead0.npz
 refused "tensor 'Q.0.x': not a weight name" notnum.npz
 refused "number of heads H not in [1, 4096]" h0.npy
 S="$top_srcdir/data/schemes"
-refused "several heads" h2.npz --scheme-def "$S/qknorm-post.scheme"
-refused "several heads" h2.npz --scheme-def "$S/qknorm-post.scheme" --precision 64
+# a spec that alters attention (U3) runs its kernel once per head: with
+# the same Q, K and V_0 + V_1 = V the two heads follow the one-head run
+# (double within 1e-12 at t = 1; MPFR, 128 bits, within 1e-30), and two
+# heads agree between the double and the MPFR path within 1e-12
+urows() { "$AF" run --n 6 --d 3 --beta 1.5 --init gaussian --h 0.5 "$@" 2>"$tmp/err" | grep -v '^#'; }
+for sch in qknorm-post raw-scores; do
+  U="--scheme-def $S/$sch.scheme --t-end 1"
+  a=$(urows $U --weights "$tmp/split1.npz" --rtol 1e-13 --atol 1e-13 | tail -n 1 | cut -d, -f2-3)
+  b=$(urows $U --weights "$tmp/split2.npz" --rtol 1e-13 --atol 1e-13 | tail -n 1 | cut -d, -f2-3)
+  if [ -n "$a" ] && [ -n "$b" ] && near "$a" "$b" 1e-12; then
+    ok "$sch (U3), double: V_0 + V_1 = V, two heads follow one head ($a)"
+  else bad "$sch (U3), double: two heads" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+  a=$(urows $U --weights "$tmp/split1.npz" --precision 128 --tol 1e-30 | tail -n 1 | cut -d, -f2-3)
+  b=$(urows $U --weights "$tmp/split2.npz" --precision 128 --tol 1e-30 | tail -n 1 | cut -d, -f2-3)
+  if [ -n "$a" ] && [ -n "$b" ] && near "$a" "$b" 1e-30; then
+    ok "$sch (U3), MPFR: V_0 + V_1 = V, two heads follow one head within 1e-30"
+  else bad "$sch (U3), MPFR: two heads" "$a vs $b: $(head -c 300 "$tmp/err")"; fi
+  a=$(urows $U --weights "$tmp/h2.npz" --rtol 1e-13 --atol 1e-13 | tail -n 1 | cut -d, -f2-3)
+  b=$(urows $U --weights "$tmp/h2.npz" --precision 128 --tol 1e-30 | tail -n 1 | cut -d, -f2-3)
+  c=$(urows $U --weights "$tmp/head0.npz" --precision 128 --tol 1e-30 | tail -n 1 | cut -d, -f2-3)
+  if [ -n "$a" ] && [ -n "$b" ] && near "$a" "$b" 1e-12 && ! near "$b" "$c" 1e-6; then
+    ok "$sch (U3): two heads, double = MPFR within 1e-12, head 1 acts ($b)"
+  else bad "$sch (U3): two heads, double = MPFR" "$a vs $b (head 0: $c): $(head -c 300 "$tmp/err")"; fi
+done
 
 # examples/export_layers.py --heads 2 writes the same two-head weights in
 # the three formats

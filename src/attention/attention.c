@@ -370,13 +370,29 @@ int af_work_directions(af_work *w, const double *y)
  * by row. */
 static int attention_kernel_rows(af_work *w, const af_model *m,
                                  const double *Q, const double *K,
-                                 const double *V)
+                                 const double *V, void *ctx)
 {
+  (void) ctx;
   if (w->kernel == AF_KERNEL_TILED)
     return attention_tiled(w, m, Q, K, V);
   return (w->kernel == AF_KERNEL_DIRECT)
              ? af_work_direct_generic_d(w->direct, m, Q, K, V)
              : attention_blas(w, m, Q, K, V, NULL);
+}
+
+/* One head's run of the U3 kernel (attention_norm.c): the spec, the time
+ * and the radii of the state. */
+typedef struct {
+  const af_scheme_spec *sp;
+  double t;
+  const double *r;
+} norm_ctx;
+
+static int attention_norm_head(af_work *w, const af_model *m, const double *Q,
+                               const double *K, const double *V, void *ctx)
+{
+  const norm_ctx *c = ctx;
+  return af_attention_norm_fill(w, m, c->sp, Q, K, V, c->t, c->r);
 }
 
 /* Fill w->A, w->P, w->c, w->a, w->amag for the directions of y.  With
@@ -398,11 +414,9 @@ static int attention_fill(af_work *w, double t, const double *y,
       m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
   if (nsp != NULL && !af_scheme_spec_alters_attention(nsp))
     nsp = NULL;
-  /* Several heads (attention_heads.c); not under a U3 spec, whose kernel
-   * is written for one set (AF_EINVAL, docs/weights.md). */
+  /* Several heads (attention_heads.c), under a U3 spec too (its kernel
+   * once per head). */
   int heads = m->w != NULL && af_weights_heads(m->w) > 1;
-  if (heads && nsp != NULL)
-    return AF_EINVAL;
   /* af_rhs on the small path with V = I needs th only transposed. */
   if (nsp == NULL && !heads && soa != NULL && w->kernel == AF_KERNEL_BLAS
       && Q == NULL && K == NULL && V == NULL && small_size(w->n, w->d)) {
@@ -418,11 +432,15 @@ static int attention_fill(af_work *w, double t, const double *y,
     faulty.beta *= 1.05;
     m = &faulty;
   }
-  if (nsp != NULL)
+  if (nsp != NULL && heads) {
+    norm_ctx nc = {nsp, t, y + w->n * w->d};
+    rc = attention_heads(w, m, af_work_piece_time(w, t), attention_norm_head,
+                         &nc);
+  } else if (nsp != NULL)
     rc = af_attention_norm_fill(w, m, nsp, Q, K, V, t, y + w->n * w->d);
   else if (heads)
     rc = attention_heads(w, m, af_work_piece_time(w, t),
-                         attention_kernel_rows);
+                         attention_kernel_rows, NULL);
   else if (w->kernel == AF_KERNEL_TILED)
     rc = attention_tiled(w, m, Q, K, V);
   else

@@ -4,8 +4,9 @@
  *   A_j = sum_h V_h sum_k softmax_k(beta <Q_h th_j, K_h th_k>) th_k,
  *
  * softmax, USA or causal per head.  The chosen double kernel (direct,
- * blas or tiled) runs once per head with that head's Q, K, V on the same
- * directions; after each run its outputs are added into an accumulator
+ * blas or tiled; under a spec that alters attention, U3, its kernel
+ * attention_norm.c with the same scores option and gain for every head)
+ * runs once per head with that head's Q, K, V on the same directions; after each run its outputs are added into an accumulator
  * (af_work's hsum, allocated at the first use):
  *
  *   A    = sum_h A^h                  (the attention outputs)
@@ -26,7 +27,7 @@
 #include "attention_impl.h"
 
 int attention_heads(af_work *w, const af_model *m, double tp,
-                    attention_head_fn kernel)
+                    attention_head_fn kernel, void *ctx)
 {
   size_t n = w->n, d = w->d, nd = n * d, H = af_weights_heads(m->w);
   if (w->hsum == NULL) {
@@ -42,7 +43,7 @@ int attention_heads(af_work *w, const af_model *m, double tp,
   for (size_t h = 0; h < H; h++) {
     const double *Q, *K, *V;
     af_weights_head_at(&Q, &K, &V, m->w, tp, h);
-    int rc = kernel(w, m, Q, K, V);
+    int rc = kernel(w, m, Q, K, V, ctx);
     if (rc != AF_OK)
       return rc;
     if (h == 0) {

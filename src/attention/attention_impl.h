@@ -177,15 +177,16 @@ int omp_allowed(void);
 int attention_tiled(af_work *w, const af_model *m, const double *Q,
                     const double *K, const double *V);
 /* One head's kernel run: fill w->A, w->P, w->c, w->a, w->amag (row by
- * row) for the directions in w->th and that head's Q, K, V. */
+ * row) for the directions in w->th and that head's Q, K, V; ctx: what the
+ * kernel needs besides (attention.c: the U3 spec, time and radii). */
 typedef int (*attention_head_fn)(af_work *w, const af_model *m,
                                  const double *Q, const double *K,
-                                 const double *V);
+                                 const double *V, void *ctx);
 /* The sum of the heads of m->w in force at the piece time tp, each run by
- * kernel, into w->A, P, c, a, amag (attention_heads.c). */
+ * kernel (given ctx), into w->A, P, c, a, amag (attention_heads.c). */
 #define attention_heads af_attn_heads
 int attention_heads(af_work *w, const af_model *m, double tp,
-                    attention_head_fn kernel);
+                    attention_head_fn kernel, void *ctx);
 
 /* Doubles of the tiled kernel's scratch for (n, d), tiles of rows x keys
  * and nslots threads; 0 if that overflows size_t (attention_tiled.c). */

@@ -809,7 +809,9 @@ static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
     ev = w->par->wv;
   }
 #endif
-  if (sp->has_gain) { /* beta g(t) into w->beta */
+  /* beta g(t) into w->sv (w->beta stays beta: several heads call this
+   * once each) */
+  if (sp->has_gain) {
     int rc = AF_FN(spec_consts)(w, sp);
     if (rc != AF_OK)
       return rc;
@@ -817,8 +819,9 @@ static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
     af_expr_eval_mp(w->sv, &sp->gain, w->spec_x, v);
     if (!AF_ISFINITE(w->sv))
       return AF_ENONFINITE;
-    AF_MUL(w->beta, w->beta, w->sv);
-  }
+    AF_MUL(w->sv, w->beta, w->sv);
+  } else
+    AF_SET(w->sv, w->beta);
   for (size_t j = 0; j < n; j++) {
     AF_CONST AF_T *tj = w->th + j * d;
     AF_T *qj = w->T + j * d, *kj = w->P + j * d, *gj = w->G + j * d;
@@ -849,7 +852,7 @@ static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
       /* (beta g) (u_j v_k) <q_j, k_k> */
       AF_FN(dot)(w, &w->q, w->T + j * d, w->P + k * d, d);
       AF_MUL(w->e, w->c[j], w->a[k]);
-      AF_MUL(w->e, w->beta, w->e);
+      AF_MUL(w->e, w->sv, w->e);
       AF_MUL(row[k], w->e, w->q);
       if (AF_CMP(row[k], w->mx) > 0)
         AF_SET(w->mx, row[k]);
@@ -911,8 +914,15 @@ static int AF_FN(attention_norm)(struct AF_WORK *w, const af_model *m,
  * a_j = |A_j| of the sum.  Z, S and the other scratch keep the last
  * head's values. */
 static int AF_FN(attention_heads)(struct AF_WORK *w, const af_model *m,
-                                  double tp, size_t H)
+                                  double tp, size_t H,
+                                  const af_scheme_spec *nsp, AF_SRC t,
+                                  AF_CONST AF_T *y)
 {
+#ifndef AF_SPEC_MP
+  (void) nsp;
+  (void) t;
+  (void) y;
+#endif
   size_t n = w->n, d = w->d, nd = n * d;
   if (w->hA == NULL) {
     w->hA = AF_FN(vec_new)(nd, w->prec);
@@ -931,7 +941,13 @@ static int AF_FN(attention_heads)(struct AF_WORK *w, const af_model *m,
   for (size_t h = 0; h < H; h++) {
     const double *Q, *K, *V;
     af_weights_head_at(&Q, &K, &V, m->w, tp, h);
-    int rc = AF_FN(attention_direct)(w, m, Q, K, V);
+    int rc;
+#ifdef AF_SPEC_MP
+    if (nsp != NULL) /* U3: its kernel, once per head */
+      rc = AF_FN(attention_norm)(w, m, nsp, Q, K, V, t, y);
+    else
+#endif
+      rc = AF_FN(attention_direct)(w, m, Q, K, V);
     if (rc != AF_OK)
       return rc;
     if (h == 0) {
@@ -989,18 +1005,18 @@ static int AF_FN(attention_fill)(struct AF_WORK *w, AF_SRC t,
   double tp = w->seg_set ? 0.5 * (w->seg_lo + w->seg_hi) : AF_GET_D(t);
   size_t H = af_weights_heads(m->w);
   if (H > 1) {
-    /* Several heads, summed (attention_heads).  Exact weights stand for
-     * one set of one head, and a spec that alters attention (U3) has a
-     * kernel of one head: both refused (head 0 alone would be another
-     * model). */
+    /* Several heads, summed (attention_heads), under a U3 spec by its
+     * kernel.  Exact weights stand for one set of one head: refused
+     * (head 0 alone would be another model). */
 #ifdef AF_EXACT_WEIGHTS
     if (AF_EXACT_WEIGHTS(w))
       return AF_EINVAL;
 #endif
-    if (m->scheme == AF_SCHEME_USER
-        && af_scheme_spec_alters_attention(af_scheme_spec_of(m->user)))
-      return AF_EINVAL;
-    rc = AF_FN(attention_heads)(w, m, tp, H);
+    const af_scheme_spec *hsp =
+        m->scheme == AF_SCHEME_USER ? af_scheme_spec_of(m->user) : NULL;
+    if (!af_scheme_spec_alters_attention(hsp))
+      hsp = NULL;
+    rc = AF_FN(attention_heads)(w, m, tp, H, hsp, t, y);
     if (rc != AF_OK)
       return rc;
     w->nevals++;
