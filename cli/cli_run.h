@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "output.h"
 
-/* Option indices of the table in cli_run.c. */
+/* Option indices of the table in cli_run_parse.c. */
 enum {
   O_HELP, O_SCHEME, O_N, O_D, O_BETA, O_INIT, O_SEED, O_R0, O_ALPHA,
   O_ALPHA_DECAY, O_TAU, O_T_END, O_TIMES, O_METHOD, O_H, O_RTOL, O_ATOL,
@@ -86,6 +86,11 @@ static inline int af_cli_is_binary_weights(const char *path) {
  * 'attnflow sweep' (cli_sweep.c), which gives every run option to each
  * run of its grid. */
 extern const af_cli_opt af_run_opts[];
+
+/* Names of the attention kinds and kernels as --attention and --kernel
+ * take them (cli_run_parse.c), indexed by af_attn_kind, af_kernel. */
+extern const char *const af_attn_names[AF_ATTN_COUNT];
+extern const char *const af_kernel_names[AF_KERNEL_COUNT];
 
 /* Parse argv (argv[0] the command name) into c, zeroed by the caller;
  * c->times is malloc'ed (caller frees).  Returns AF_EXIT_OK,

@@ -341,6 +341,7 @@ static const struct {
   {af_claims_userscheme, &af_claims_userscheme_count},
   {af_claims_spectaylor, &af_claims_spectaylor_count},
   {af_claims_cert, &af_claims_cert_count},
+  {af_claims_proofs, &af_claims_proofs_count},
   {af_claims_range, &af_claims_range_count},
   {af_claims_longctx, &af_claims_longctx_count},
   {af_claims_sweeps, &af_claims_sweeps_count},

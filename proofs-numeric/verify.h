@@ -20,7 +20,8 @@ typedef enum {
   AF_V_FAIL,
   AF_V_INCONCLUSIVE,
   AF_V_ERROR, /* the claim could not run (library error): never expected */
-  /* Certified claims (ball arithmetic, proofs-numeric/claims_cert.c): */
+  /* Certified claims (ball arithmetic, proofs-numeric/claims_cert.c,
+     claims_proofs.c): */
   AF_V_CERTIFIED,  /* proven: the exact value lies in the ball / the
                       inequality holds on the whole interval              */
   AF_V_NOCERT,     /* could-not-certify: budget exhausted, no a-priori
@@ -109,6 +110,7 @@ AF_CLAIM_TABLE(af_claims_ident)
 AF_CLAIM_TABLE(af_claims_cluster)
 AF_CLAIM_TABLE(af_claims_props)
 AF_CLAIM_TABLE(af_claims_cert)
+AF_CLAIM_TABLE(af_claims_proofs)
 AF_CLAIM_TABLE(af_claims_field)
 AF_CLAIM_TABLE(af_claims_vern9)
 AF_CLAIM_TABLE(af_claims_power)

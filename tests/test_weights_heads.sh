@@ -13,29 +13,9 @@
 # for bit the same when repeated and on 1 or 2 threads.  Needs a Python with
 # NumPy ($PYTHON, else Debian's /usr/bin/python3); skipped (77) without one.
 # Run by 'make check' with top_builddir exported.
-top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
-AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
-if [ ! -x "$AF" ]; then
-  echo "test_weights_heads.sh: $AF not found (set top_builddir)" >&2
-  exit 99
-fi
-PY=
-for p in "${PYTHON:-}" /usr/bin/python3; do
-  if [ -n "$p" ] && [ "$p" != : ] && "$p" -c 'import numpy' 2>/dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "SKIP: no Python with NumPy (Debian: python3-numpy)"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/af-heads.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 k=0
-ok() { k=$((k + 1)); pass=$((pass + 1)); echo "ok $k - $1"; }
-bad() { k=$((k + 1)); fail=$((fail + 1)); echo "not ok $k - $1: $2"; }
+NAME=test_weights_heads.sh TAG=heads WANT_NUMPY=1
+. "$(dirname "$0")/weights_lib.sh"
 
 cd "$tmp" || exit 99
 "$PY" - <<'PYEOF' || { echo "not ok - writing the files failed"; exit 1; }

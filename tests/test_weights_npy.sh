@@ -5,17 +5,8 @@
 # switching at t = h (double and MPFR paths), and malformed files refused
 # with their reason.
 # Run by 'make check' with top_builddir exported.
-top_builddir=${top_builddir:-.}
-AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
-if [ ! -x "$AF" ]; then
-  echo "test_weights_npy.sh: $AF not found (set top_builddir)" >&2
-  exit 99
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/af-npy.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 k=0
-ok() { k=$((k + 1)); pass=$((pass + 1)); echo "ok $k - $1"; }
-bad() { k=$((k + 1)); fail=$((fail + 1)); echo "not ok $k - $1: $2"; }
+NAME=test_weights_npy.sh TAG=npy
+. "$(dirname "$0")/weights_lib.sh"
 
 # float64 (little-endian) of 0, 1, 2; float32 of 0, 1, 2
 Z8='\000\000\000\000\000\000\000\000'

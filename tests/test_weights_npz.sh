@@ -8,28 +8,8 @@
 # each refused with its reason.  Needs a Python with NumPy ($PYTHON, else
 # Debian's /usr/bin/python3); skipped (77) without one.
 # Run by 'make check' with top_builddir exported.
-top_builddir=${top_builddir:-.}
-AF="$(cd "$top_builddir" 2>/dev/null && pwd)/attnflow"
-if [ ! -x "$AF" ]; then
-  echo "test_weights_npz.sh: $AF not found (set top_builddir)" >&2
-  exit 99
-fi
-PY=
-for p in "${PYTHON:-}" /usr/bin/python3; do
-  if [ -n "$p" ] && [ "$p" != : ] && "$p" -c 'import numpy' 2>/dev/null; then
-    PY=$p
-    break
-  fi
-done
-if [ -z "$PY" ]; then
-  echo "SKIP: no Python with NumPy (Debian: python3-numpy)"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/af-npz.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0 k=0
-ok() { k=$((k + 1)); pass=$((pass + 1)); echo "ok $k - $1"; }
-bad() { k=$((k + 1)); fail=$((fail + 1)); echo "not ok $k - $1: $2"; }
+NAME=test_weights_npz.sh TAG=npz WANT_NUMPY=1
+. "$(dirname "$0")/weights_lib.sh"
 
 # Every file of the test, written in $tmp.
 cd "$tmp" || exit 99

@@ -24,21 +24,40 @@
 
 #include "longctx.h"
 
-/* log of sum_k (beta^2/4)^k Gamma(nu+1) / (k! Gamma(nu+1+k)) = log M_d:
- * every term positive (no cancellation), the ratio of terms x/(k (nu+k));
- * NaN if 20000 terms do not converge or the sum overflows. */
-static double log_mgf_series(double nu, double beta)
+/* The series M_d(beta) = sum_k t_k, t_k = (beta^2/4)^k Gamma(nu+1) /
+ * (k! Gamma(nu+1+k)), every term positive (no cancellation), the ratio of
+ * terms x/(k (nu+k)): s[0] = sum t_k and, with moments, s[1] = sum 2k t_k
+ * = beta M' and s[2] = sum 2k (2k - 1) t_k = beta^2 M'' (t_k is a multiple
+ * of beta^{2k}).  Stops past the largest term once the last term of the
+ * last sum formed is below 1e-18 of it; -1 if 20000 terms do not converge
+ * or that sum overflows. */
+static int mgf_series(double s[3], double nu, double beta, int moments)
 {
-  double x = 0.25 * beta * beta, t = 1.0, s = 1.0;
+  double x = 0.25 * beta * beta, t = 1.0;
+  s[0] = 1.0;
+  s[1] = s[2] = 0.0;
   for (int k = 1; k < 20000; k++) {
     t *= x / ((double) k * (nu + (double) k));
-    s += t;
-    if (!isfinite(s))
-      return NAN;
-    if (t < 1e-18 * s && x < (double) k * (nu + (double) k))
-      return log(s);
+    double kk = 2.0 * k;
+    s[0] += t;
+    if (moments) {
+      s[1] += kk * t;
+      s[2] += kk * (kk - 1.0) * t;
+    }
+    double last = moments ? s[2] : s[0], tl = moments ? t * kk * kk : t;
+    if (!isfinite(last))
+      return -1;
+    if (tl < 1e-18 * last && x < (double) k * (nu + (double) k))
+      return 0;
   }
-  return NAN;
+  return -1;
+}
+
+/* log M_d by the series; NaN where it fails. */
+static double log_mgf_series(double nu, double beta)
+{
+  double s[3];
+  return mgf_series(s, nu, beta, 0) ? NAN : log(s[0]);
 }
 
 double af_lc_rand_log_mgf(size_t d, double beta)
@@ -113,27 +132,15 @@ double af_lc_rand_midpoint(double n, size_t d)
 
 int af_lc_rand_moments(double *m1, double *m2, size_t d, double beta)
 {
-  /* M, M', M'' from the series M = sum_k t_k, t_k ∝ beta^{2k}: M' = sum
-   * (2k/beta) t_k, M'' = sum 2k (2k - 1)/beta^2 t_k, all terms positive. */
+  /* M, M', M'' from the series (mgf_series): M' = s1/beta, M'' = s2/beta^2. */
   if (d < 2 || !(beta > 0) || !(beta <= 700))
     return -1;
-  double nu = 0.5 * (double) d - 1.0, x = 0.25 * beta * beta;
-  double t = 1.0, s0 = 1.0, s1 = 0.0, s2 = 0.0;
-  for (int k = 1; k < 20000; k++) {
-    t *= x / ((double) k * (nu + (double) k));
-    double kk = 2.0 * k;
-    s0 += t;
-    s1 += kk * t;
-    s2 += kk * (kk - 1.0) * t;
-    if (!isfinite(s2))
-      return -1;
-    if (t * kk * kk < 1e-18 * s2 && x < (double) k * (nu + (double) k)) {
-      *m1 = s1 / (beta * s0);
-      *m2 = s2 / (beta * beta * s0);
-      return 0;
-    }
-  }
-  return -1;
+  double s[3];
+  if (mgf_series(s, 0.5 * (double) d - 1.0, beta, 1))
+    return -1;
+  *m1 = s[1] / (beta * s[0]);
+  *m2 = s[2] / (beta * beta * s[0]);
+  return 0;
 }
 
 int af_lc_rand_attn(double *par, double *perp, double n, size_t d,
