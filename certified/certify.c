@@ -182,14 +182,12 @@ static int has_radii(const af_certify_opts *o)
             : af_flow_has_radii(o->scheme);
 }
 
-/* 1 if U-close can close the spec's convergence: a speed that reads
- * neither t nor r (tau is refused) and alpha only when alpha(t) is a
- * constant. */
-static int speed_autonomous(const af_scheme_spec *sp, double decay)
+/* 1 if U-close can close the spec's convergence: a speed that reads no
+ * r (tau is refused), a function of ta, na and alpha, times or divided by
+ * a factor of t (and of alpha when it decays) alone. */
+static int speed_closable(const af_scheme_spec *sp, double decay)
 {
-  return !af_flow_spec_reads(sp, 0, AF_EXPR_T)
-         && !af_flow_spec_reads(sp, 0, AF_EXPR_R)
-         && (!af_flow_spec_reads(sp, 0, AF_EXPR_ALPHA) || decay == 0);
+  return af_flow_spec_time_split(sp, decay);
 }
 
 static int check_spec(af_certify_result *res, const af_certify_opts *o,
@@ -217,15 +215,25 @@ static int check_spec(af_certify_result *res, const af_certify_opts *o,
                 "of a spec (U-close) needs Q^T K = I (the energy of the "
                 "symmetric kernel); --property cap states a property that "
                 "any weights allow", sp->name);
-  if (!speed_autonomous(sp, o->alpha_decay))
-    return fail(res, AF_EINVAL, "spec '%s': its speed reads %s, and the "
-                "closing lemma of a spec (U-close, theorems.md) needs a "
-                "speed of ta, na and a constant alpha only, so convergence "
-                "cannot be closed; --property cap proves or refutes that the "
-                "flow enters the cap of T4.3 by t-max", sp->name,
-                af_flow_spec_reads(sp, 0, AF_EXPR_T) ? "t"
-                : af_flow_spec_reads(sp, 0, AF_EXPR_R) ? "r"
-                : "alpha with --alpha-decay > 0");
+  double e;
+  if (speed_closable(sp, o->alpha_decay)
+      && !af_flow_spec_time_growth(&e, sp, o->alpha, o->alpha_decay, 1.0,
+                                   64))
+    return fail(res, AF_EINVAL, "spec '%s': its speed's factor of t is not "
+                "proven to grow at most like t (bound on its exponent: %g; a "
+                "faster growth can stop the tokens short of a cluster, "
+                "theorems.md U-close), so convergence cannot be closed; "
+                "--property cap proves or refutes that the flow enters the "
+                "cap of T4.3 by t-max", sp->name, e);
+  if (!speed_closable(sp, o->alpha_decay))
+    return fail(res, AF_EINVAL, "spec '%s': %s, and the closing lemma of a "
+                "spec (U-close, theorems.md) needs a speed G(ta, na, alpha), "
+                "possibly times or divided by a factor of t alone, so "
+                "convergence cannot be closed; --property cap proves or "
+                "refutes that the flow enters the cap of T4.3 by t-max",
+                sp->name, af_flow_spec_reads(sp, 0, AF_EXPR_R)
+                ? "its speed reads r"
+                : "its speed is not such a product or quotient");
   return AF_OK;
 }
 
@@ -351,7 +359,7 @@ static void record_hemisphere(af_certify_result *res, arb_srcptr Y,
  * lemma proven (AF_CLOSE_NONE if none). */
 static af_close_lemma closing(af_certify_result *res, arb_srcptr Y,
                               const af_certify_opts *o, int identity,
-                              long prec)
+                              double tnow, long prec)
 {
   int ok = 0;
   double v, b;
@@ -373,8 +381,9 @@ static af_close_lemma closing(af_certify_result *res, arb_srcptr Y,
     if (!ok || !(v > 0))
       return AF_CLOSE_NONE;
     int sok;
-    af_flow_spec_speed_box(&sok, &res->speed_lo, &res->speed_hi, sp, -1.0,
-                           1.0, v, 1.0, o->alpha, prec);
+    af_flow_spec_speed_box(&sok, &res->speed_lo, &res->speed_hi,
+                           &res->time_exp, sp, -1.0, 1.0, v, 1.0, o->alpha,
+                           o->alpha_decay, tnow, prec);
     if (!sok)
       return AF_CLOSE_NONE;
     record_hemisphere(res, Y, o, v);
@@ -407,6 +416,7 @@ int af_certify(af_certify_result *res, const double *y,
     return AF_EINVAL;
   memset(res, 0, sizeof *res);
   res->status = AF_CERTIFY_NOCERT;
+  res->time_exp = NAN;
   if (o == NULL || y == NULL)
     return fail(res, AF_EINVAL, "no start or no options");
   int rc = check_opts(res, y, o);
@@ -556,7 +566,7 @@ int af_certify(af_certify_result *res, const double *y,
     for (; k < o->ntimes && o->times[k] == 0 && rc == AF_OK; k++)
       rc = record(res, k, 0, Y);
     if (!mix || o->tau == 0)
-      lem = closing(res, Y, o, identity, prec);
+      lem = closing(res, Y, o, identity, 0.0, prec);
     /* C-refute: the smallest lower bound of max 1 - cos over the a-priori
      * enclosures of the steps so far (every t in [0, t]) */
     double gap_lo = INFINITY;
@@ -643,7 +653,7 @@ int af_certify(af_certify_result *res, const double *y,
         break;
       }
       if ((!mix || after) && lem == AF_CLOSE_NONE) {
-        lem = closing(res, Y, o, identity, prec);
+        lem = closing(res, Y, o, identity, arf_get_d(t, ARF_RND_DOWN), prec);
         if (lem != AF_CLOSE_NONE)
           res->t_star = td;
       }

@@ -39,9 +39,10 @@ typedef enum {
   AF_CLOSE_HEMISPHERE, /* P3h: every <theta_i, w> > 0                     */
   AF_CLOSE_CAP,        /* T4.3 with the corrected delta                   */
   AF_CLOSE_SPEED,      /* U-close: a spec'd scheme whose speed is a
-                          function of <theta, A>, |A> and a constant alpha,
-                          proven positive and bounded on the hemisphere's
-                          box (theorems.md U-close)                      */
+                          function G of <theta, A>, |A| and alpha, proven
+                          positive and bounded on the hemisphere's box,
+                          times or divided by a factor of t whose growth
+                          is at most linear (theorems.md U-close)       */
   AF_CLOSE_CAP_ENTERED /* a spec'd scheme under property_cap: the cap is
                           entered (the property C-refute, proven); no
                           lemma on a spec turns it into convergence     */
@@ -113,9 +114,11 @@ typedef struct {
                           number read from its text at prec; radii are in
                           the state when the speed reads r.  Convergence
                           (not property_cap) is closed by U-close, which
-                          needs identity weights and a speed that reads
-                          only ta, na and alpha (decay 0); otherwise only
-                          property_cap is accepted.  Refused: a callback
+                          needs identity weights and a speed G(ta, na,
+                          alpha), times or divided by a factor of t alone
+                          (and of alpha when it decays); otherwise only
+                          property_cap is accepted.
+                          Refused: a callback
                           row, scores or gain (U3), tau, ifle          */
 } af_certify_opts;
 
@@ -163,8 +166,12 @@ typedef struct {
                          in [merge_lo[k], merge_hi[k]] (hi INFINITY: not
                          enclosed by t_end)                              */
   double peak_rad;    /* largest ball radius at any step end            */
-  double speed_lo, speed_hi; /* U-close: the speed's bounds over the box
-                         ta in [-1, 1], na in [hyp, 1] (rounded outwards) */
+  double speed_lo, speed_hi; /* U-close: the bounds over the box ta in
+                         [-1, 1], na in [hyp, 1] of the speed's part G
+                         that is not a factor of t (rounded outwards)  */
+  double time_exp;    /* U-close with a time factor Phi(t): an upper bound
+                         of e in Phi <= K (1 + t)^e on [T*, inf) (<= 1);
+                         NaN without one                                */
 } af_certify_result;
 
 /* Certify the start y (af_state_size(n, d) doubles, src/ layout:

@@ -54,17 +54,33 @@ int af_flow_spec_consts(af_vtape *tp, int *cnode, const af_scheme_spec *sp,
  * available, AF_EINVAL if read).  AF_OK, AF_ENOMEM, AF_EINVAL. */
 int af_flow_spec_expr(af_vtape *tp, int *out, const af_scheme_spec *sp,
                       const af_expr *e, const int *cnode, const int *vars);
-/* The speed of sp over the box ta in [c0, c1], na in [a0, a1] and the
- * constant alpha, in Arb on AF_SPEC_BOX_SPLIT^2 sub-boxes that cover it:
- * *ok = 1 if it reads nothing else (no t, r, tau) and on every sub-box
- * every log and sqrt argument and every non-integer power's base is
- * proven > 0, every divisor and the base of a negative integer power
- * proven != 0, and the enclosure is finite and proven > 0; *slo, *shi the
- * bounds over the box (rounded outwards). */
+/* 1 if the speed of sp is of a form U-close covers (theorems.md
+ * U-close): it reads no r, and it is G, Phi(t), Phi(t) G, G / Phi'(t) or
+ * Phi(t) / G' with G, G' reading neither t nor (when decay != 0) alpha,
+ * and Phi, Phi' reading nothing else (a product or quotient at the top). */
+int af_flow_spec_time_split(const af_scheme_spec *sp, double decay);
+/* 1 if the speed splits so and its time factor (if any) is proven > 0 on
+ * [tstar, inf) and at most K (1 + t)^e with e <= 1 (*pexp: the bound on
+ * e, NaN without a time factor): the first half of U-close's test. */
+int af_flow_spec_time_growth(double *pexp, const af_scheme_spec *sp,
+                             double alpha, double decay, double tstar,
+                             long prec);
+/* U-close's test on sp at time tstar: the speed split as above; the time
+ * factor (Phi, or 1 / Phi') proven positive on [tstar, inf) and at most
+ * K (1 + t)^e with e <= 1 (*pexp: the bound on e, NaN without a time
+ * factor), by a growth analysis of its tree (positive constants, t,
+ * alpha(t) = alpha (1 + t)^-decay, +, x, /, sqrt, constant powers); and
+ * G (or 1 / G') over the box ta in [c0, c1], na in [a0, a1] in Arb on
+ * AF_SPEC_BOX_SPLIT^2 sub-boxes that cover it: every log and sqrt
+ * argument and every non-integer power's base proven > 0, every divisor
+ * and the base of a negative integer power proven != 0, the enclosure
+ * finite and proven > 0.  *ok = 1 if all holds; *slo, *shi: G's bounds
+ * over the box (1, 1 without G; rounded outwards). */
 #define AF_SPEC_BOX_SPLIT 16
-void af_flow_spec_speed_box(int *ok, double *slo, double *shi,
+void af_flow_spec_speed_box(int *ok, double *slo, double *shi, double *pexp,
                             const af_scheme_spec *sp, double c0, double c1,
-                            double a0, double a1, double alpha, long prec);
+                            double a0, double a1, double alpha, double decay,
+                            double tstar, long prec);
 
 /* Tape of the field (theorems.md M2, M3, S0): w_jk = exp(beta
  * (<theta_j, M theta_k> - 1)) / Z_j (the shift by beta cancels in the

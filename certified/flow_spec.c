@@ -206,14 +206,14 @@ int af_flow_spec_expr(af_vtape *tp, int *out, const af_scheme_spec *sp,
 /* The speed over one sub-box (balls c, a, alpha): 1 and st[0] its
  * enclosure if every singular operation is proven off its singular set. */
 static int speed_ball(arb_ptr st, arb_srcptr k, const af_scheme_spec *sp,
-                      const arb_t c, const arb_t a, const arb_t alpha,
-                      long prec)
+                      size_t i0, size_t i1, const arb_t c, const arb_t a,
+                      const arb_t alpha, long prec)
 {
   const af_expr *e = &sp->speed;
   long cst[AF_EXPR_STACK_MAX];
   int good = 1;
   size_t p = 0;
-  for (size_t i = 0; i < e->nops && good; i++) {
+  for (size_t i = i0; i <= i1 && good; i++) {
     int op = e->op[i];
     arb_ptr x = p ? st + p - 1 : st;
     switch (op) {
@@ -281,6 +281,279 @@ static int speed_ball(arb_ptr st, arb_srcptr k, const af_scheme_spec *sp,
   return good && p == 1 && arb_is_finite(st);
 }
 
+/* The speed's tree: in postfix order the subtree of operation i is the
+ * range start[i] .. i; a0, a1 its first two operands' roots; reads the
+ * variables it reads (bit AF_EXPR_*). */
+typedef struct {
+  int a0[AF_EXPR_OPS_MAX], a1[AF_EXPR_OPS_MAX], start[AF_EXPR_OPS_MAX];
+  unsigned reads[AF_EXPR_OPS_MAX];
+} stree;
+
+static int build_tree(stree *tr, const af_expr *e)
+{
+  int st[AF_EXPR_STACK_MAX];
+  size_t p = 0;
+  for (size_t i = 0; i < e->nops; i++) {
+    int op = e->op[i];
+    size_t nin = op == AF_EXPR_OP_CONST || op == AF_EXPR_OP_VAR ? 0
+                 : op == AF_EXPR_OP_IFLE ? 4
+                 : (op == AF_EXPR_OP_NEG || op == AF_EXPR_OP_EXP
+                    || op == AF_EXPR_OP_LOG || op == AF_EXPR_OP_SQRT
+                    || op == AF_EXPR_OP_ABS || op == AF_EXPR_OP_TANH) ? 1 : 2;
+    if (nin > p)
+      return 0;
+    tr->a0[i] = tr->a1[i] = -1;
+    tr->start[i] = (int) i;
+    tr->reads[i] = op == AF_EXPR_OP_VAR ? 1u << e->arg[i] : 0;
+    for (size_t q = 0; q < nin; q++) {
+      int r = st[p - nin + q];
+      if (q == 0)
+        tr->a0[i] = r;
+      if (q == 1)
+        tr->a1[i] = r;
+      tr->reads[i] |= tr->reads[r];
+      if (tr->start[r] < tr->start[i])
+        tr->start[i] = tr->start[r];
+    }
+    p -= nin;
+    st[p++] = (int) i;
+  }
+  return p == 1;
+}
+
+/* The speed as a product of factors (MUL and DIV nodes from the top
+ * down), each a leaf that reads only time variables (t, and alpha when it
+ * decays) -- a factor of Phi(t) -- or none -- a factor of G(ta, na,
+ * alpha); constants go to G.  leaf[], inv[] (1: a divisor) of *nl. */
+typedef struct {
+  int n, leaf[AF_EXPR_OPS_MAX], inv[AF_EXPR_OPS_MAX], time[AF_EXPR_OPS_MAX];
+} factors;
+
+static int collect(factors *fs, const stree *tr, const af_expr *e, int i,
+                   int inv, unsigned tv)
+{
+  if (tr->reads[i] & ((1u << AF_EXPR_R) | (1u << AF_EXPR_TAU)))
+    return 0;
+  int op = e->op[i];
+  int tonly = (tr->reads[i] & ~tv) == 0, tfree = (tr->reads[i] & tv) == 0;
+  if (!tonly && !tfree && (op == AF_EXPR_OP_MUL || op == AF_EXPR_OP_DIV))
+    return collect(fs, tr, e, tr->a0[i], inv, tv)
+           && collect(fs, tr, e, tr->a1[i], op == AF_EXPR_OP_DIV ? !inv : inv,
+                      tv);
+  if (!tonly && !tfree)
+    return 0;
+  fs->leaf[fs->n] = i;
+  fs->inv[fs->n] = inv;
+  fs->time[fs->n] = !tfree;
+  fs->n++;
+  return 1;
+}
+
+static int factorize(factors *fs, const stree *tr, const af_expr *e,
+                     double decay)
+{
+  unsigned tv = (1u << AF_EXPR_T) | (decay != 0 ? 1u << AF_EXPR_ALPHA : 0);
+  fs->n = 0;
+  return collect(fs, tr, e, (int) e->nops - 1, 0, tv);
+}
+
+int af_flow_spec_time_split(const af_scheme_spec *sp, double decay)
+{
+  stree tr;
+  factors fs;
+  return build_tree(&tr, &sp->speed) && factorize(&fs, &tr, &sp->speed, decay);
+}
+
+/* Growth of the time-only subtree i on t >= tstar:
+ *   c (1 + t)^q <= x(t) <= C (1 + t)^p   (the lower bound when *lo),
+ * every node >= 0 (positive constants, t, alpha(t) = alpha (1 + t)^-decay,
+ * sums, products, quotients by a node with a lower bound, square roots
+ * and constant powers); 0 for any other node. */
+typedef struct {
+  arb_t C, p, c, q;
+  int lo;
+} growth_t;
+
+static int growth(growth_t *o, const stree *tr, const af_scheme_spec *sp,
+                  arb_srcptr k, int i, double tstar, double alpha,
+                  double decay, long prec)
+{
+  const af_expr *e = &sp->speed;
+  int op = e->op[i];
+  if (tr->reads[i] == 0) { /* a constant: its value, > 0 */
+    arb_ptr st = _arb_vec_init(AF_EXPR_STACK_MAX);
+    arb_t z;
+    arb_init(z);
+    int ok = speed_ball(st, k, sp, (size_t) tr->start[i], (size_t) i, z, z, z,
+                        prec) && arb_is_positive(st) && arb_is_finite(st);
+    arb_set(o->C, st);
+    arb_set(o->c, st);
+    arb_zero(o->p);
+    arb_zero(o->q);
+    o->lo = 1;
+    arb_clear(z);
+    _arb_vec_clear(st, AF_EXPR_STACK_MAX);
+    return ok;
+  }
+  if (op == AF_EXPR_OP_VAR && e->arg[i] == AF_EXPR_T) {
+    arb_one(o->C); /* t <= 1 + t */
+    arb_one(o->p);
+    o->lo = tstar > 0; /* t >= tstar/(1 + tstar) (1 + t) */
+    arb_set_d(o->c, tstar);
+    arb_set_d(o->q, tstar);
+    arb_add_ui(o->q, o->q, 1, prec);
+    arb_div(o->c, o->c, o->q, prec);
+    arb_one(o->q);
+    return 1;
+  }
+  if (op == AF_EXPR_OP_VAR && e->arg[i] == AF_EXPR_ALPHA) {
+    arb_set_d(o->C, alpha); /* alpha (1 + t)^-decay, exactly */
+    arb_set(o->c, o->C);
+    arb_set_d(o->p, -decay);
+    arb_set(o->q, o->p);
+    o->lo = alpha > 0;
+    return o->lo;
+  }
+  growth_t A, B;
+  arb_init(A.C); arb_init(A.p); arb_init(A.c); arb_init(A.q);
+  arb_init(B.C); arb_init(B.p); arb_init(B.c); arb_init(B.q);
+  int ok = tr->a0[i] >= 0
+           && growth(&A, tr, sp, k, tr->a0[i], tstar, alpha, decay, prec);
+  switch (ok ? op : -1) {
+  case AF_EXPR_OP_ADD: /* each term >= 0: the sum is above either */
+    ok = growth(&B, tr, sp, k, tr->a1[i], tstar, alpha, decay, prec);
+    arb_add(o->C, A.C, B.C, prec);
+    arb_max(o->p, A.p, B.p, prec);
+    o->lo = A.lo || B.lo;
+    if (A.lo && (!B.lo || arf_cmp(arb_midref(A.q), arb_midref(B.q)) >= 0)) {
+      arb_set(o->c, A.c);
+      arb_set(o->q, A.q);
+    } else {
+      arb_set(o->c, B.c);
+      arb_set(o->q, B.q);
+    }
+    break;
+  case AF_EXPR_OP_MUL:
+    ok = growth(&B, tr, sp, k, tr->a1[i], tstar, alpha, decay, prec);
+    arb_mul(o->C, A.C, B.C, prec);
+    arb_add(o->p, A.p, B.p, prec);
+    o->lo = A.lo && B.lo;
+    arb_mul(o->c, A.c, B.c, prec);
+    arb_add(o->q, A.q, B.q, prec);
+    break;
+  case AF_EXPR_OP_DIV:
+    ok = growth(&B, tr, sp, k, tr->a1[i], tstar, alpha, decay, prec) && B.lo
+         && arb_is_positive(B.c);
+    arb_div(o->C, A.C, B.c, prec);
+    arb_sub(o->p, A.p, B.q, prec);
+    o->lo = A.lo;
+    arb_div(o->c, A.c, B.C, prec);
+    arb_sub(o->q, A.q, B.p, prec);
+    break;
+  case AF_EXPR_OP_SQRT:
+    arb_sqrt(o->C, A.C, prec);
+    arb_mul_2exp_si(o->p, A.p, -1);
+    o->lo = A.lo;
+    arb_sqrt(o->c, A.c, prec);
+    arb_mul_2exp_si(o->q, A.q, -1);
+    break;
+  case AF_EXPR_OP_POW: { /* a constant exponent */
+    int y = tr->a1[i];
+    arb_ptr st = _arb_vec_init(AF_EXPR_STACK_MAX);
+    arb_t z;
+    arb_init(z);
+    ok = tr->reads[y] == 0
+         && speed_ball(st, k, sp, (size_t) tr->start[y], (size_t) y, z, z, z,
+                       prec) && arb_is_finite(st);
+    if (ok && arb_is_nonnegative(st)) {
+      arb_pow(o->C, A.C, st, prec);
+      arb_mul(o->p, A.p, st, prec);
+      o->lo = A.lo;
+      arb_pow(o->c, A.c, st, prec);
+      arb_mul(o->q, A.q, st, prec);
+    } else if (ok && arb_is_negative(st) && A.lo && arb_is_positive(A.c)) {
+      arb_pow(o->C, A.c, st, prec);
+      arb_mul(o->p, A.q, st, prec);
+      o->lo = 1;
+      arb_pow(o->c, A.C, st, prec);
+      arb_mul(o->q, A.p, st, prec);
+    } else
+      ok = 0;
+    arb_clear(z);
+    _arb_vec_clear(st, AF_EXPR_STACK_MAX);
+    break;
+  }
+  default:
+    ok = 0;
+    break;
+  }
+  if (ok && o->lo)
+    o->lo = arb_is_positive(o->c);
+  ok = ok && arb_is_finite(o->C) && arb_is_finite(o->p)
+       && (!o->lo || (arb_is_finite(o->c) && arb_is_finite(o->q)));
+  arb_clear(A.C); arb_clear(A.p); arb_clear(A.c); arb_clear(A.q);
+  arb_clear(B.C); arb_clear(B.p); arb_clear(B.c); arb_clear(B.q);
+  return ok;
+}
+
+/* The time factor Phi = prod of the time leaves (their inverses for
+ * divisors) on [tstar, inf): 1 if Phi > 0 there and Phi <= K (1 + t)^e
+ * with e <= 1 are proven (*pexp: the bound on e; NaN without a time
+ * leaf).  A leaf x <= C (1 + t)^p, x >= c (1 + t)^q contributes p and
+ * needs c > 0 (Phi > 0); a divisor contributes -q and needs c > 0. */
+static int time_factor(double *pexp, const stree *tr, const factors *fs,
+                       const af_scheme_spec *sp, arb_srcptr k, double alpha,
+                       double decay, double tstar, long prec)
+{
+  growth_t F;
+  arb_init(F.C); arb_init(F.p); arb_init(F.c); arb_init(F.q);
+  arb_t e;
+  arb_init(e);
+  int good = 1, any = 0;
+  for (int l = 0; l < fs->n && good; l++) {
+    if (!fs->time[l])
+      continue;
+    any = 1;
+    good = growth(&F, tr, sp, k, fs->leaf[l], tstar, alpha, decay, prec)
+           && F.lo;
+    if (fs->inv[l])
+      arb_sub(e, e, F.q, prec);
+    else
+      arb_add(e, e, F.p, prec);
+  }
+  *pexp = NAN;
+  if (good && any) {
+    arf_t u;
+    arf_init(u);
+    arb_get_ubound_arf(u, e, prec);
+    *pexp = arf_get_d(u, ARF_RND_UP);
+    good = arf_cmp_si(u, 1) <= 0;
+    arf_clear(u);
+  }
+  arb_clear(e);
+  arb_clear(F.C); arb_clear(F.p); arb_clear(F.c); arb_clear(F.q);
+  return good;
+}
+
+int af_flow_spec_time_growth(double *pexp, const af_scheme_spec *sp,
+                             double alpha, double decay, double tstar,
+                             long prec)
+{
+  stree tr;
+  factors fs;
+  int good = 1;
+  arb_ptr k = _arb_vec_init((slong) sp->k.n + 1);
+  for (size_t i = 0; i < sp->k.n; i++)
+    if (arb_set_str(k + i, sp->k.text[i], prec) != 0)
+      good = 0;
+  *pexp = NAN;
+  good = good && build_tree(&tr, &sp->speed)
+         && factorize(&fs, &tr, &sp->speed, decay)
+         && time_factor(pexp, &tr, &fs, sp, k, alpha, decay, tstar, prec);
+  _arb_vec_clear(k, (slong) sp->k.n + 1);
+  return good;
+}
+
 /* x = piece i of K of [x0, x1]: ends x0 + (x1 - x0) i / K rounded once to
  * a double, the same for the piece on either side; the outer ends exact. */
 static void piece(arb_t x, arf_t lo, arf_t hi, double x0, double x1, int i,
@@ -291,9 +564,10 @@ static void piece(arb_t x, arf_t lo, arf_t hi, double x0, double x1, int i,
   arb_set_interval_arf(x, lo, hi, prec);
 }
 
-void af_flow_spec_speed_box(int *ok, double *slo, double *shi,
+void af_flow_spec_speed_box(int *ok, double *slo, double *shi, double *pexp,
                             const af_scheme_spec *sp, double c0, double c1,
-                            double a0, double a1, double alpha, long prec)
+                            double a0, double a1, double alpha, double decay,
+                            double tstar, long prec)
 {
   arb_ptr st = _arb_vec_init(AF_EXPR_STACK_MAX);
   arb_ptr k = _arb_vec_init((slong) sp->k.n + 1);
@@ -310,25 +584,48 @@ void af_flow_spec_speed_box(int *ok, double *slo, double *shi,
   for (size_t i = 0; i < sp->k.n; i++)
     if (arb_set_str(k + i, sp->k.text[i], prec) != 0)
       good = 0;
+  /* the factors of s = Phi(t) G and Phi's growth on [tstar, inf) */
+  stree tr;
+  factors fs;
+  good = good && build_tree(&tr, &sp->speed)
+         && factorize(&fs, &tr, &sp->speed, decay)
+         && time_factor(pexp, &tr, &fs, sp, k, alpha, decay, tstar, prec);
   double mn = INFINITY, mx = -INFINITY;
-  /* AF_SPEC_BOX_SPLIT^2 sub-boxes: adjacent ones share their end (the same
-   * double), the outer ends are c0, c1, a0, a1 themselves, so they cover
-   * the box; each is narrower, so ball arithmetic overestimates less */
+  /* G, the product of the other factors, over AF_SPEC_BOX_SPLIT^2
+   * sub-boxes: adjacent ones share their end (the same double), the outer
+   * ends are c0, c1, a0, a1 themselves, so they cover the box; each is
+   * narrower, so ball arithmetic overestimates less.  Each factor is
+   * proven positive (so divisors are nonzero and G > 0); G = 1 without
+   * one. */
   const int K = AF_SPEC_BOX_SPLIT;
+  arb_t gv;
+  arb_init(gv);
   for (int i = 0; i < K && good; i++) {
     piece(c, lo, hi, c0, c1, i, K, prec);
     for (int j = 0; j < K && good; j++) {
       piece(a, lo, hi, a0, a1, j, K, prec);
-      good = speed_ball(st, k, sp, c, a, al, prec) && arb_is_positive(st);
+      arb_one(gv);
+      for (int l = 0; l < fs.n && good; l++) {
+        if (fs.time[l])
+          continue;
+        good = speed_ball(st, k, sp, (size_t) tr.start[fs.leaf[l]],
+                          (size_t) fs.leaf[l], c, a, al, prec)
+               && arb_is_positive(st);
+        if (fs.inv[l])
+          arb_div(gv, gv, st, prec);
+        else
+          arb_mul(gv, gv, st, prec);
+      }
       if (good) {
-        arb_get_lbound_arf(u, st, prec);
+        arb_get_lbound_arf(u, gv, prec);
         mn = fmin(mn, arf_get_d(u, ARF_RND_DOWN));
-        arb_get_ubound_arf(u, st, prec);
+        arb_get_ubound_arf(u, gv, prec);
         mx = fmax(mx, arf_get_d(u, ARF_RND_UP));
       }
     }
   }
-  *ok = good && isfinite(mx);
+  arb_clear(gv);
+  *ok = good && isfinite(mx) && mn > 0;
   *slo = good ? mn : NAN;
   *shi = good ? mx : NAN;
   arf_clear(lo);

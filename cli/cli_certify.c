@@ -34,10 +34,11 @@ static const char *const certify_help =
     "  T4.3-cap        all cosines >= 1 - delta, delta < 1/(100 n^2 max(1, beta^2))\n"
     "                  (Pre-LN, Mix-LN after tau, Peri-LN, and any scheme with\n"
     "                  Q^T K != I, which needs |Q^T K| <= 1)\n"
-    "  U-close         a spec'd scheme (--scheme-def) whose speed reads only\n"
-    "                  ta, na and a constant alpha: the hemisphere, and the\n"
-    "                  speed proven > 0 and bounded on ta in [-1, 1],\n"
-    "                  na in [min <theta_i, w>/|w|, 1] (Q^T K = I)\n"
+    "  U-close         a spec'd scheme (--scheme-def) whose speed is G(ta, na,\n"
+    "                  alpha), possibly times or divided by a factor of t:\n"
+    "                  the hemisphere, G proven > 0 and bounded on ta in\n"
+    "                  [-1, 1], na in [min <theta_i, w>/|w|, 1], and the factor\n"
+    "                  of t proven to grow at most like t (Q^T K = I)\n"
     "(theory/theorems.md, C-close and U-close).\n"
     "\n"
     "Options:\n"
@@ -81,11 +82,12 @@ static const char *const certify_help =
     "  --merges-csv PATH write the merge intervals as CSV (figure c2)\n"
     "  --max-step H      no step longer than H (narrower merge intervals)\n"
     "\n"
-    "A spec'd scheme whose speed reads t or r (or alpha with a decay) has\n"
-    "no closing lemma: it is accepted with --property cap only, which then\n"
-    "proves or refutes that the flow enters the cap by t-max (status\n"
-    "certified, lemma 'cap-entered', is that finite-time statement, not\n"
-    "convergence).  Refused: specs with scores or gain, tau or ifle.\n"
+    "A spec'd scheme whose speed reads r, or whose factor of t is not\n"
+    "proven to grow at most like t, has no closing lemma: it is accepted\n"
+    "with --property cap only, which then proves or refutes that the flow\n"
+    "enters the cap by t-max (status certified, lemma 'cap-entered', is that\n"
+    "finite-time statement, not convergence).  Refused: specs with scores or\n"
+    "gain, tau or ifle.\n"
     "\n"
     "Prints the status: certified (T*, the lemma, its hypotheses as proven\n"
     "bounds), could-not-certify (why: horizon, width of the balls, near an\n"
@@ -198,7 +200,10 @@ static int write_json(FILE *f, void *vctx)
   } else if (r->lemma == AF_CLOSE_SPEED) {
     e |= fprintf(f, "{\"min_dot_w_over_norm_lower_bound\": %.17g, "
                  "\"speed_lower_bound\": %.17g, \"speed_upper_bound\": %.17g, "
-                 "\"w\": [", r->hyp, r->speed_lo, r->speed_hi) < 0;
+                 "\"time_factor_exponent_bound\": ", r->hyp, r->speed_lo,
+                 r->speed_hi) < 0;
+    e |= af_out_json_double(f, r->time_exp) != AF_OK;
+    e |= fprintf(f, ", \"w\": [") < 0;
     for (size_t k = 0; k < c->o->d && k < 16; k++)
       e |= fprintf(f, "%s%.17g", k ? ", " : "", r->w[k]) < 0;
     e |= fprintf(f, "]}") < 0;
@@ -534,12 +539,19 @@ int af_cli_certify(int argc, char **argv)
     if (res.lemma == AF_CLOSE_HEMISPHERE)
       printf("lemma: %s (theorems.md P3h): min_i <theta_i, w>/|w| >= %.6g > 0 "
              "proven in balls\n", af_close_lemma_name(res.lemma), res.hyp);
-    else if (res.lemma == AF_CLOSE_SPEED)
+    else if (res.lemma == AF_CLOSE_SPEED && isnan(res.time_exp))
       printf("lemma: %s (theorems.md U-close): min_i <theta_i, w>/|w| >= "
              "%.6g > 0 proven in balls, and the speed lies in [%.6g, %.6g] "
              "on ta in [-1, 1], na in [%.6g, 1]\n",
              af_close_lemma_name(res.lemma), res.hyp, res.speed_lo,
              res.speed_hi, res.hyp);
+    else if (res.lemma == AF_CLOSE_SPEED)
+      printf("lemma: %s (theorems.md U-close): min_i <theta_i, w>/|w| >= "
+             "%.6g > 0 proven in balls; the speed is Phi(t) G with G in "
+             "[%.6g, %.6g] on ta in [-1, 1], na in [%.6g, 1] and "
+             "0 < Phi(t) <= K (1 + t)^e, e <= %.6g, for t >= T*\n",
+             af_close_lemma_name(res.lemma), res.hyp, res.speed_lo,
+             res.speed_hi, res.hyp, res.time_exp);
     else if (res.lemma == AF_CLOSE_CAP_ENTERED)
       printf("property: the flow enters the cap by T* (theorems.md "
              "C-refute): max 1 - cos <= %.6g < delta_max = %.6g proven in "

@@ -15,6 +15,7 @@ the library's reason.
 """
 
 import ctypes
+import math
 from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_int,
                     c_long, c_size_t, c_uint, c_ulong)
 
@@ -56,7 +57,8 @@ class CertifyResult(Structure):
                 ("w", c_double * 16), ("npairs", c_size_t),
                 ("pair_lo", DP), ("pair_hi", DP), ("pair_stays", POINTER(c_int)),
                 ("merge_lo", DP), ("merge_hi", DP), ("peak_rad", c_double),
-                ("speed_lo", c_double), ("speed_hi", c_double)]
+                ("speed_lo", c_double), ("speed_hi", c_double),
+                ("time_exp", c_double)]
 
 
 _lib.lib.af_certify_opts_init.restype = None
@@ -88,9 +90,11 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
     t_hi), t_hi = inf when not enclosed by the end of the run.
 
     scheme is a built-in's name or a SchemeSpec (theorems.md U-close): a
-    spec whose speed reads only ta, na and a constant alpha is closed by
-    lemma "U-close" ("speed_bounds" then holds the speed's proven bounds
-    on the box); one whose speed reads t or r is accepted only with
+    spec whose speed is G(ta, na, alpha), possibly times or divided by a
+    factor of t growing at most like t, is closed by lemma "U-close"
+    ("speed_bounds": G's proven bounds on the box; "time_exponent": the
+    bound e on the factor's growth (1 + t)^e, None without one); one whose
+    speed reads r, or whose factor of t outgrows t, is accepted only with
     property_cap=True (lemma "cap-entered": the cap is entered, a
     finite-time statement); otherwise ValueError says why."""
     th = np.ascontiguousarray(start, dtype=np.float64)
@@ -138,6 +142,8 @@ def certify(start, scheme, beta=1.0, r0=1.0, alpha=1.0, alpha_decay=0.0,
         }
         if r.lemma == 3:  # AF_CLOSE_SPEED
             out["speed_bounds"] = (r.speed_lo, r.speed_hi)
+            out["time_exponent"] = (None if math.isnan(r.time_exp)
+                                    else r.time_exp)
         if r.merge_lo:
             out["merges"] = [(n - k, n - 1 - k, r.merge_lo[k], r.merge_hi[k])
                              for k in range(n - 1)]

@@ -77,6 +77,15 @@ def test_spec_closed_by_u_close():
     assert 4.0 < r["t_star"] < 4.2 and r["speed_bounds"] == (2.0, 2.0)
 
 
+def test_spec_time_factor_u_close():
+    # LN-Scaling's copy: s = sqrt(t + 1), a time factor with e = 1/2, at
+    # the built-in's T*
+    r = _run(_angles([0, 1.7, 3.6]), _spec("ln-scaling"))
+    b = _run(_angles([0, 1.7, 3.6]), "ln-scaling")
+    assert r["lemma"] == "U-close" and r["time_exponent"] == 0.5
+    assert r["t_star"] == b["t_star"]
+
+
 def test_spec_reading_r_needs_the_property():
     with pytest.raises(ValueError, match="U-close|Arb"):
         C.certify(_angles([0, 0.5]), _spec("peri-damped"))
