@@ -182,14 +182,6 @@ static int has_radii(const af_certify_opts *o)
             : af_flow_has_radii(o->scheme);
 }
 
-/* 1 if U-close can close the spec's convergence: a speed that reads no
- * r (tau is refused), a function of ta, na and alpha, times or divided by
- * a factor of t (and of alpha when it decays) alone. */
-static int speed_closable(const af_scheme_spec *sp, double decay)
-{
-  return af_flow_spec_time_split(sp, decay);
-}
-
 static int check_spec(af_certify_result *res, const af_certify_opts *o,
                       const af_scheme_spec *sp)
 {
@@ -215,8 +207,11 @@ static int check_spec(af_certify_result *res, const af_certify_opts *o,
                 "of a spec (U-close) needs Q^T K = I (the energy of the "
                 "symmetric kernel); --property cap states a property that "
                 "any weights allow", sp->name);
+  /* U-close (theorems.md): a speed G(ta, na, alpha) times or divided by
+   * factors of t alone, the time factor growing at most like t */
   double e;
-  if (speed_closable(sp, o->alpha_decay)
+  int closable = af_flow_spec_time_split(sp, o->alpha_decay);
+  if (closable
       && !af_flow_spec_time_growth(&e, sp, o->alpha, o->alpha_decay, 1.0,
                                    64))
     return fail(res, AF_EINVAL, "spec '%s': its speed's factor of t is not "
@@ -225,7 +220,7 @@ static int check_spec(af_certify_result *res, const af_certify_opts *o,
                 "theorems.md U-close), so convergence cannot be closed; "
                 "--property cap proves or refutes that the flow enters the "
                 "cap of T4.3 by t-max", sp->name, e);
-  if (!speed_closable(sp, o->alpha_decay))
+  if (!closable)
     return fail(res, AF_EINVAL, "spec '%s': %s, and the closing lemma of a "
                 "spec (U-close, theorems.md) needs a speed G(ta, na, alpha), "
                 "possibly times or divided by a factor of t alone, so "

@@ -535,21 +535,30 @@ static int time_factor(double *pexp, const stree *tr, const factors *fs,
   return good;
 }
 
+/* The spec's constants read at prec into k, its speed's tree and
+ * factors, and the time factor's test on [tstar, inf): 1 if all hold. */
+static int time_part(arb_ptr k, stree *tr, factors *fs, double *pexp,
+                     const af_scheme_spec *sp, double alpha, double decay,
+                     double tstar, long prec)
+{
+  int good = 1;
+  for (size_t i = 0; i < sp->k.n; i++)
+    if (arb_set_str(k + i, sp->k.text[i], prec) != 0)
+      good = 0;
+  *pexp = NAN;
+  return good && build_tree(tr, &sp->speed)
+         && factorize(fs, tr, &sp->speed, decay)
+         && time_factor(pexp, tr, fs, sp, k, alpha, decay, tstar, prec);
+}
+
 int af_flow_spec_time_growth(double *pexp, const af_scheme_spec *sp,
                              double alpha, double decay, double tstar,
                              long prec)
 {
   stree tr;
   factors fs;
-  int good = 1;
   arb_ptr k = _arb_vec_init((slong) sp->k.n + 1);
-  for (size_t i = 0; i < sp->k.n; i++)
-    if (arb_set_str(k + i, sp->k.text[i], prec) != 0)
-      good = 0;
-  *pexp = NAN;
-  good = good && build_tree(&tr, &sp->speed)
-         && factorize(&fs, &tr, &sp->speed, decay)
-         && time_factor(pexp, &tr, &fs, sp, k, alpha, decay, tstar, prec);
+  int good = time_part(k, &tr, &fs, pexp, sp, alpha, decay, tstar, prec);
   _arb_vec_clear(k, (slong) sp->k.n + 1);
   return good;
 }
@@ -580,16 +589,12 @@ void af_flow_spec_speed_box(int *ok, double *slo, double *shi, double *pexp,
   arf_init(hi);
   arf_init(u);
   arb_set_d(al, alpha);
-  int good = c0 <= c1 && a0 <= a1;
-  for (size_t i = 0; i < sp->k.n; i++)
-    if (arb_set_str(k + i, sp->k.text[i], prec) != 0)
-      good = 0;
+  *pexp = NAN;
   /* the factors of s = Phi(t) G and Phi's growth on [tstar, inf) */
   stree tr;
   factors fs;
-  good = good && build_tree(&tr, &sp->speed)
-         && factorize(&fs, &tr, &sp->speed, decay)
-         && time_factor(pexp, &tr, &fs, sp, k, alpha, decay, tstar, prec);
+  int good = c0 <= c1 && a0 <= a1
+             && time_part(k, &tr, &fs, pexp, sp, alpha, decay, tstar, prec);
   double mn = INFINITY, mx = -INFINITY;
   /* G, the product of the other factors, over AF_SPEC_BOX_SPLIT^2
    * sub-boxes: adjacent ones share their end (the same double), the outer

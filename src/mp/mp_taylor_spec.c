@@ -229,6 +229,36 @@ static mpfr_t *ser(af_tay_spec *x, size_t j, size_t i, int a)
   return x->S + ((j * x->nops + i) * NSER + (size_t) a) * x->L;
 }
 
+/* c_k (k >= 1) of c = exp(a): (1/k) sum_{l=1}^k (l a_l) c_{k-l}, each
+ * l a_l rounded once (as rec_exp on a stored series of l a_l). */
+static void ser_exp(mpfr_t *c, mpfr_t *a, size_t k, mpfr_ptr acc,
+                    mpfr_ptr tmp)
+{
+  mpfr_set_zero(acc, 1);
+  for (size_t l = 1; l <= k; l++) {
+    mpfr_mul_ui(tmp, a[l], (unsigned long) l, R);
+    mpfr_mul(tmp, tmp, c[k - l], R);
+    mpfr_add(acc, acc, tmp, R);
+  }
+  mpfr_div_ui(c[k], acc, (unsigned long) k, R);
+}
+
+/* c_k (k >= 1) of c = log(a):
+ * (a_k - (1/k) sum_{l=1}^{k-1} (l c_l) a_{k-l}) / a_0. */
+static void ser_log(mpfr_t *c, mpfr_t *a, size_t k, mpfr_ptr acc,
+                    mpfr_ptr tmp)
+{
+  mpfr_set_zero(acc, 1);
+  for (size_t l = 1; l < k; l++) {
+    mpfr_mul_ui(tmp, c[l], (unsigned long) l, R);
+    mpfr_mul(tmp, tmp, a[k - l], R);
+    mpfr_add(acc, acc, tmp, R);
+  }
+  mpfr_div_ui(acc, acc, (unsigned long) k, R);
+  mpfr_sub(acc, a[k], acc, R);
+  mpfr_div(c[k], acc, a[0], R);
+}
+
 static void run(af_tay_spec *x, const prog *pg, size_t j, size_t k,
                 mpfr_t *r, mpfr_t *c, mpfr_t *a, mpfr_ptr acc, mpfr_ptr tmp)
 {
@@ -272,22 +302,16 @@ static void run(af_tay_spec *x, const prog *pg, size_t j, size_t k,
     case AF_EXPR_OP_DIV: rec_div(v, A, B, k, acc, tmp); break;
     case AF_EXPR_OP_SQRT: rec_sqrt(v, A, k, acc, tmp); break;
     case AF_EXPR_OP_EXP:
-      mpfr_mul_ui(u[k], A[k], (unsigned long) k, R); /* u_l = l A_l */
       if (k == 0)
         mpfr_exp(v[0], A[0], R);
       else
-        rec_exp(v, u, k, acc, tmp);
+        ser_exp(v, A, k, acc, tmp);
       break;
     case AF_EXPR_OP_LOG:
       if (k == 0)
         mpfr_log(v[0], A[0], R);
-      else {
-        conv2(acc, u, A, k, 1, 1, tmp); /* sum_{l=1}^{k-1} (l v_l) A_{k-l} */
-        mpfr_div_ui(acc, acc, (unsigned long) k, R);
-        mpfr_sub(acc, A[k], acc, R);
-        mpfr_div(v[k], acc, A[0], R);
-      }
-      mpfr_mul_ui(u[k], v[k], (unsigned long) k, R); /* u_l = l v_l */
+      else
+        ser_log(v, A, k, acc, tmp);
       break;
     case AF_EXPR_OP_TANH:
       mpfr_mul_ui(u[k], A[k], (unsigned long) k, R); /* u_l = l A_l */
@@ -323,35 +347,16 @@ static void run(af_tay_spec *x, const prog *pg, size_t j, size_t k,
           mpfr_div(v[k], acc, A[0], R);
         }
       } else {
-        /* exp(y log x): u = log x (its l u_l kept in w's place is not
-         * needed: log's own recurrence below), w = y log x */
+        /* exp(y log x): u = log x, w = y log x */
         if (k == 0)
           mpfr_log(u[0], A[0], R);
-        else {
-          /* log: sum_{l=1}^{k-1} l u_l A_{k-l} */
-          mpfr_set_zero(acc, 1);
-          for (size_t l = 1; l < k; l++) {
-            mpfr_mul_ui(tmp, u[l], (unsigned long) l, R);
-            mpfr_mul(tmp, tmp, A[k - l], R);
-            mpfr_add(acc, acc, tmp, R);
-          }
-          mpfr_div_ui(acc, acc, (unsigned long) k, R);
-          mpfr_sub(acc, A[k], acc, R);
-          mpfr_div(u[k], acc, A[0], R);
-        }
-        conv(w[k], B, u, k, 0, tmp); /* w = y log x */
+        else
+          ser_log(u, A, k, acc, tmp);
+        conv(w[k], B, u, k, 0, tmp);
         if (k == 0)
           mpfr_exp(v[0], w[0], R);
-        else {
-          /* k v_k = sum_{l=1}^k l w_l v_{k-l} */
-          mpfr_set_zero(acc, 1);
-          for (size_t l = 1; l <= k; l++) {
-            mpfr_mul_ui(tmp, w[l], (unsigned long) l, R);
-            mpfr_mul(tmp, tmp, v[k - l], R);
-            mpfr_add(acc, acc, tmp, R);
-          }
-          mpfr_div_ui(v[k], acc, (unsigned long) k, R);
-        }
+        else
+          ser_exp(v, w, k, acc, tmp);
       }
       break;
     case AF_EXPR_OP_IFLE: {
