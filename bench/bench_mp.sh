@@ -20,7 +20,10 @@
 #   SEEDS      seeds of the Gaussian starts   (default "1 2"; empty: none)
 #   METHOD     our method (default mp-taylor, the fastest: docs/performance.md)
 #   METHODS    several of our methods, each timed on every start (default:
-#              METHOD); the ratios are the peer's time over each method's
+#              METHOD); the ratios are the peer's time over each method's.
+#              An entry METHOD@TOL runs that method at tolerance TOL instead
+#              of 1e-60 (matched accuracy: mp-gbs@1e-58 lands near where
+#              mp-taylor at 1e-60 lands)
 #   REF_METHOD method of the reference (default mp-gbs; the check run,
 #              REF_CHECK, uses the other of mp-taylor and mp-gbs)
 #   BENCH_START 1 (default): also the bench start; 0: only the Gaussian
@@ -38,13 +41,18 @@
 #   REF_CHECK  1 (default): the reference is checked against a second run
 #              at REF_PREC + 128 bits, tol REF_TOL 1e-10 (agreement <= 1e-70
 #              required); 0: skipped (the reference's own err_est is logged)
+#   PEER_JOBS  peer runs at once (default 1).  Every run of ours (and every
+#              reference) is done first, for all starts, and the peers after
+#              them, so ours see the machine as it was at the start; with 2 on
+#              a 2-core machine each peer (one thread) has a core of its own,
+#              so its wall time is its CPU time, and nothing else should run
 #   CXX, CXXFLAGS       compiler of the peer (default g++, -O2)
 #
 # The reference of each start is computed once into OUT and reused (delete
 # OUT/ref_* to recompute).  The machine may be shared: each program's
-# process CPU time and wall time are both recorded, peer and attnflow run
-# back to back in this one run, and the load average is printed at start
-# and end.  Our runs use THREADS threads (the rows of the extrapolation
+# process CPU time and wall time are both recorded, ours and the peers run
+# in this one run (ours first), and the load average is printed at start,
+# between ours and the peers, and at the end.  Our runs use THREADS threads (the rows of the extrapolation
 # table in parallel; results are bit-identical for any thread count), the
 # peer one; CPU time sums over threads.
 set -eu
@@ -97,6 +105,7 @@ mkdir -p "$INC/$(dirname "$HDR")"
 sed 's/\(m_k_max *= *\)8;/\116;/' "$SYS_HDR" > "$INC/$HDR"
 grep -q 'm_k_max = 16;' "$INC/$HDR" || {
   echo "bench_mp.sh: m_k_max = 8 not found in $SYS_HDR" >&2; exit 1; }
+PEER_JOBS=${PEER_JOBS:-1}
 PEER_SRC=$SRCDIR/bench/bench_mp_odeint.cpp
 # (Kept in OUT and rebuilt only when the source is newer.)
 [ "$STOCK" = 0 ] || [ "$OUT/odeint_cap8" -nt "$PEER_SRC" ] ||
@@ -168,26 +177,52 @@ for sch in $SCHEMES; do
     awk -v e="$(value err "$r")" 'BEGIN { exit !(e + 0 <= 1e-70) }' || {
       say "FAIL: the peer's vector field differs from af_mp_rhs"; exit 1; }
 
-    for mth in $METHODS; do
+    for mt in $METHODS; do
+      mth=${mt%@*}; tol=1e-60
+      [ "$mth" = "$mt" ] || tol=${mt#*@}
       r=$(OMP_NUM_THREADS=$THREADS "$B" run --init "$init" --scheme "$sch" --method "$mth" \
-            --prec 256 --tol 1e-60 --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_$mth.txt" \
-            --label "$mth" | grep '^RESULT')
+            --prec 256 --tol "$tol" --T "$T" --ref "$ref" --out "$OUT/run_${sch}_${st}_$mt.txt" \
+            --label "$mt" | grep '^RESULT')
       say "$r"
-      echo "$sch $st $mth $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
+      echo "$sch $st $mt $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
            "$(value err "$r") $(value nevals "$r") -" >> "$ROWS"
     done
+  done
+done
+
+# ---------------------------------------------------------------- peers
+say "# load average before the peers: $(cut -d' ' -f1-3 /proc/loadavg)"
+# One peer run: its row into $5 (joined into ROWS in the order of the runs).
+peer_run() {
+  r=$(OMP_NUM_THREADS=1 "$OUT/odeint_$3" --init "$OUT/start_$2.txt" --scheme "$1" \
+        --tol "$ODEINT_TOL" --times "$TIMES" --cap "$CAP" --out "$OUT/run_$1_$2_$3.txt" \
+        | tee "$OUT/run_$1_$2_$3.log" | grep '^RESULT')
+  c=$("$B" compare --ref "$4" --in "$OUT/run_$1_$2_$3.txt" --label "$3" | grep '^RESULT')
+  note=-
+  [ "$(value capped "$r")" = 1 ] && note=capped
+  { echo "$r"
+    echo "$1 $2 odeint-$3 $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
+         "$(value err "$c") $(value nevals "$r") $note"; } > "$5"
+}
+JOBS=
+for sch in $SCHEMES; do
+  for st in $STARTS; do
     for p in $PEERS; do
-      r=$(OMP_NUM_THREADS=1 "$OUT/odeint_$p" --init "$init" --scheme "$sch" --tol "$ODEINT_TOL" \
-            --times "$TIMES" --cap "$CAP" --out "$OUT/run_${sch}_${st}_$p.txt" \
-            | tee "$OUT/run_${sch}_${st}_$p.log" | grep '^RESULT')
-      say "$r"
-      c=$("$B" compare --ref "$ref" --in "$OUT/run_${sch}_${st}_$p.txt" --label "$p" | grep '^RESULT')
-      note=-
-      [ "$(value capped "$r")" = 1 ] && note=capped
-      echo "$sch $st odeint-$p $(value t_end "$r") $(value seconds "$r") $(value wall "$r")" \
-           "$(value err "$c") $(value nevals "$r") $note" >> "$ROWS"
+      peer_run "$sch" "$st" "$p" "$OUT/ref_${sch}_${st}_T$T.txt" "$OUT/row_${sch}_${st}_$p" &
+      JOBS="$JOBS $OUT/row_${sch}_${st}_$p"
+      if [ "$(echo $JOBS | wc -w)" -ge "$PEER_JOBS" ]; then
+        wait
+        for j in $JOBS; do
+          say "$(head -1 "$j")"; tail -n +2 "$j" >> "$ROWS"; rm -f "$j"
+        done
+        JOBS=
+      fi
     done
   done
+done
+wait
+for j in $JOBS; do
+  say "$(head -1 "$j")"; tail -n +2 "$j" >> "$ROWS"; rm -f "$j"
 done
 
 # ---------------------------------------------------------------- table
