@@ -21,7 +21,7 @@
  *      after tile up to k = j, so every row's maximum changes at almost
  *      every tile, and exp(beta s) alone would overflow (e^1600);
  *   full level, also: 4. Q = K = V = I and 5. Kaiming weights (seed 7)
- *      at n = 4096, d = 64, beta = 1, the default tiles (64 x 128).
+ *      at n = 4096, d = 64, beta = 1, the default tiles (256 x 128).
  *
  * Rounding bound (first order, u = 2^-53; theorems.md N.tiled).  The
  * kernels share the directions th_j (af_work_directions) and differ in

@@ -225,7 +225,7 @@ START_TEST(test_tiled_memory)
   AFT_STATUS(af_work_set_tiles(w, 8, 12), AF_EINVAL);
   AFT_STATUS(af_work_set_tiles(NULL, 8, 8), AF_EINVAL);
   AFT_OK(af_work_set_tiles(w, 0, 0));
-  ck_assert_uint_eq(w->tile_rows, 64);
+  ck_assert_uint_eq(w->tile_rows, 256);
   ck_assert_uint_eq(w->tile_keys, 128);
   af_work_free(w);
 }

@@ -168,7 +168,7 @@ int omp_allowed(void);
 
 /* Default tile sizes of the tiled kernel: rows of a block (a multiple of
  * 4), keys of a tile (a multiple of 8). */
-#define AF_TILE_ROWS 64
+#define AF_TILE_ROWS 256
 #define AF_TILE_KEYS 128
 
 /* Fill w->A, w->P, w->c, w->a, w->amag, w->Z by the tiled kernel with an

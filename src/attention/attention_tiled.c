@@ -35,12 +35,18 @@
  * values (n x d rounded up to 8 columns) and |V th_k|, and per thread a
  * tile of weights R x C, the sums R x d and a few rows: about
  * 3 n d + threads (R C + R d) doubles beyond the arrays of af_work.
- * With the default R = 64, C = 128 a tile of keys and values (d = 64:
- * 128 KiB) and a block's weights (64 KiB) stay in the 1 MiB L2 cache of
+ * With the default R = 256, C = 128 a tile of keys and values (d = 64:
+ * 128 KiB) and a block's weights (256 KiB) stay in the 1 MiB L2 cache of
  * the machine of docs/performance.md; the product loops take 8 keys (or
  * 8 coordinates) outermost, so that their slice of the tile stays in L1
- * while the rows pass.  (At n = 2048, d = 64, one thread, 64 x 128 came
- * out best of 32..256 x 64..512 on that machine; docs/performance.md.)
+ * while the rows pass, and the rows of a key tile and of the values are
+ * stored an odd number of cache lines apart (odd_lines), so that the
+ * slice's rows do not evict each other.  Each block streams every key
+ * tile once: 256 rows a block halve, against 64, the passes over keys
+ * that no longer fit a cache (n = 10^5: one thread 0.85 of the roofline
+ * against 0.69; at n <= 2048 the row count made no measurable
+ * difference; docs/performance.md).  R does not change the bits (a row
+ * meets the same tiles in the same order); C does.
  *
  * Accuracy: the same quantities as the other kernels in another rounding
  * order; theorems.md N.tiled bounds the difference (claims_tiled.c). */
@@ -62,23 +68,38 @@ static inline size_t round_up(size_t a, size_t b)
 /* Layout of the packed arrays and of one thread's scratch. */
 typedef struct {
   size_t nr, nk, dp; /* rows, keys rounded up to R, C; d up to 8 */
+  size_t ldk, ldg;   /* row strides of a key tile (>= C) and of g (>= dp) */
 } tl_dims;
+
+/* A row stride of an odd number of 64-byte lines (m a multiple of 8).
+ * The product loops walk a slice of 8 columns down the rows of a key
+ * tile (d rows) or of g (C rows); at a stride of 2^k lines those rows
+ * fall into 64 / 2^k of the 64 sets of an 8-way L1 and evict each other
+ * (C = 128: 4 sets for 64 rows), at an odd stride into all 64. */
+static size_t odd_lines(size_t m)
+{
+  return (m / 8) % 2 == 1 ? m : m + 8;
+}
 
 static tl_dims dims_of(size_t n, size_t d, size_t rows, size_t keys)
 {
-  tl_dims t = {round_up(n, rows), round_up(n, keys), round_up(d, 8)};
+  size_t dp = round_up(d, 8);
+  tl_dims t = {round_up(n, rows), round_up(n, keys), dp, odd_lines(keys),
+               odd_lines(dp)};
   return t;
 }
 
-/* Doubles of the packed arrays: q (nr x d), kt (nk x d), g (nk x dp),
- * gn (nk); of one slot: weights R x C, sums R x dp, m, z, am (R each),
- * exponents C.  0 if a size overflows. */
+/* Doubles of the packed arrays: q (nr x d), kt (nk / C tiles of d x ldk),
+ * g (nk x ldg), gn (nk); of one slot: weights R x C, sums R x dp, m, z, am
+ * (R each), exponents C.  0 if a size overflows. */
 static size_t buf_len(size_t n, size_t d, size_t rows, size_t keys)
 {
   tl_dims t = dims_of(n, d, rows, keys);
-  size_t a, b, r;
+  size_t a, b, c, r;
   if (t.nr < n || t.nk < n || !af_size_mul(&a, t.nr, d)
-      || !af_size_mul(&b, t.nk, d + t.dp + 1) || !af_size_add(&r, a, b))
+      || !af_size_mul(&b, t.nk / keys * t.ldk, d)
+      || !af_size_mul(&c, t.nk, t.ldg + 1) || !af_size_add(&r, a, b)
+      || !af_size_add(&r, r, c))
     return 0;
   return r;
 }
@@ -138,10 +159,11 @@ scores_body(double *restrict E, size_t lde, const double *restrict q,
 
 /* acc[r][c] += sum_k E[r][k] g[k][c] for rows r < nrow (a multiple of 4),
  * columns c < dp (a multiple of 8), keys k < nkey, added one by one in
- * the order of k.  acc and g rows of dp doubles, E rows of lde. */
+ * the order of k.  acc rows of dp doubles, g rows of ldg, E rows of lde. */
 static inline __attribute__((always_inline)) void
 values_body(double *restrict acc, const double *restrict E, size_t lde,
-            const double *restrict g, size_t dp, size_t nrow, size_t nkey)
+            const double *restrict g, size_t ldg, size_t dp, size_t nrow,
+            size_t nkey)
 {
   /* Columns outer: their slice of g (8 nkey doubles) stays in L1 while
    * the rows pass. */
@@ -152,7 +174,7 @@ values_body(double *restrict acc, const double *restrict E, size_t lde,
       tl_v4 t[8];
       TILE_LOAD(t, a, dp);
       const double *gp = g + c;
-      for (size_t k = 0; k < nkey; k++, gp += dp) {
+      for (size_t k = 0; k < nkey; k++, gp += ldg) {
         tl_v4 g0, g1;
         LOAD4(g0, gp);
         LOAD4(g1, gp + 4);
@@ -172,10 +194,10 @@ static void scores_plain(double *restrict E, size_t lde,
 }
 
 static void values_plain(double *restrict acc, const double *restrict E,
-                         size_t lde, const double *restrict g, size_t dp,
-                         size_t nrow, size_t nkey)
+                         size_t lde, const double *restrict g, size_t ldg,
+                         size_t dp, size_t nrow, size_t nkey)
 {
-  values_body(acc, E, lde, g, dp, nrow, nkey);
+  values_body(acc, E, lde, g, ldg, dp, nrow, nkey);
 }
 
 #ifdef AF_EXP_AVX2
@@ -189,9 +211,10 @@ scores_avx2(double *restrict E, size_t lde, const double *restrict q,
 
 __attribute__((target("avx2"))) static void
 values_avx2(double *restrict acc, const double *restrict E, size_t lde,
-            const double *restrict g, size_t dp, size_t nrow, size_t nkey)
+            const double *restrict g, size_t ldg, size_t dp, size_t nrow,
+            size_t nkey)
 {
-  values_body(acc, E, lde, g, dp, nrow, nkey);
+  values_body(acc, E, lde, g, ldg, dp, nrow, nkey);
 }
 #endif
 
@@ -214,7 +237,7 @@ static void pack_rows(void *vc, size_t k0, size_t k1)
 {
   tl_ctx *c = vc;
   af_work *w = c->w;
-  size_t d = w->d, dp = c->t.dp, C = c->C;
+  size_t d = w->d, ldk = c->t.ldk, ldg = c->t.ldg, C = c->C;
   const double *M = w->dtmp;
   for (size_t k = k0; k < k1; k++) {
     const double *tk = w->th + k * d;
@@ -228,10 +251,10 @@ static void pack_rows(void *vc, size_t k0, size_t k1)
           s += tk[a] * M[a * d + b];
         qk[b] = s;
       }
-    double *ktile = c->kt + (k / C) * C * d + k % C;
+    double *ktile = c->kt + (k / C) * ldk * d + k % C;
     for (size_t i = 0; i < d; i++)
-      ktile[i * C] = tk[i];
-    double *gk = c->g + k * dp;
+      ktile[i * ldk] = tk[i];
+    double *gk = c->g + k * ldg;
     if (c->V == NULL) {
       memcpy(gk, tk, d * sizeof(double));
       c->gn[k] = 1.0;
@@ -320,6 +343,7 @@ static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
 {
   af_work *w = c->w;
   size_t n = w->n, d = w->d, dp = c->t.dp, R = c->R, C = c->C;
+  size_t ldk = c->t.ldk, ldg = c->t.ldg;
   double beta = c->beta;
   double *E = slot, *acc = E + R * C, *mx = acc + R * dp, *z = mx + R,
          *am = z + R, *xb = am + R;
@@ -333,13 +357,15 @@ static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
   size_t kstop = c->causal ? j1 : n; /* keys any row of the block sees */
   for (size_t k0 = 0; k0 < kstop; k0 += C) {
     size_t nk = kstop - k0 < C ? kstop - k0 : C;
-    const double *ktile = c->kt + k0 * d; /* tile k0 / C: d x C */
+    /* tile k0 / C: d rows of ldk */
+    const double *ktile = c->kt + k0 / C * ldk * d;
 #ifdef AF_EXP_AVX2
     if (c->avx2)
-      scores_avx2(E, C, c->q + j0 * d, ktile, C, d, nrow4, round_up(nk, 8));
+      scores_avx2(E, C, c->q + j0 * d, ktile, ldk, d, nrow4, round_up(nk, 8));
     else
 #endif
-      scores_plain(E, C, c->q + j0 * d, ktile, C, d, nrow4, round_up(nk, 8));
+      scores_plain(E, C, c->q + j0 * d, ktile, ldk, d, nrow4,
+                   round_up(nk, 8));
     for (size_t r = 0; r < nrow4; r++) {
       double *Er = E + r * C;
       size_t j = j0 + r, ke = nk;
@@ -377,10 +403,10 @@ static void tiled_block(const tl_ctx *c, double *slot, size_t j0, size_t j1)
     }
 #ifdef AF_EXP_AVX2
     if (c->avx2)
-      values_avx2(acc, E, C, c->g + k0 * dp, dp, nrow4, nk);
+      values_avx2(acc, E, C, c->g + k0 * ldg, ldg, dp, nrow4, nk);
     else
 #endif
-      values_plain(acc, E, C, c->g + k0 * dp, dp, nrow4, nk);
+      values_plain(acc, E, C, c->g + k0 * ldg, ldg, dp, nrow4, nk);
   }
   /* Outputs: A = acc / Z, amag, c = <th, A>, a = |A|, P = A - c th. */
   for (size_t r = 0; r < nrow; r++) {
@@ -457,8 +483,8 @@ int attention_tiled(af_work *w, const af_model *m, const double *Q,
   }
   c.q = w->tl_buf;
   c.kt = c.q + c.t.nr * d;
-  c.g = c.kt + c.t.nk * d;
-  c.gn = c.g + c.t.nk * c.t.dp;
+  c.g = c.kt + c.t.nk / C * c.t.ldk * d;
+  c.gn = c.g + c.t.nk * c.t.ldg;
   if (!c.ident)
     score_matrix(w, Q, K);
   run_rows(pack_rows, &c, n, n * d >= AF_OMP_MIN_ND);

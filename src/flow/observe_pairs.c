@@ -46,6 +46,10 @@
 
 #define OP_R 64  /* rows of a block (a multiple of 4) */
 #define OP_C 128 /* keys of a tile (a multiple of 8)   */
+/* Row stride of a packed tile: an odd number of 64-byte lines, so that
+ * the d rows of an 8-key slice, walked by the distance loop, spread over
+ * all sets of the L1 cache (at a stride of 16 lines they share 4). */
+#define OP_LDK (OP_C + 8)
 
 
 static inline size_t op_round(size_t a, size_t b)
@@ -63,7 +67,7 @@ static size_t op_slot_len(size_t d)
 size_t af_obs_pairs_doubles(size_t n, size_t d, size_t nslots)
 {
   size_t nk = op_round(n, OP_C), nb = (n + OP_R - 1) / OP_R, a, b, r;
-  if (nk < n || !af_size_mul(&a, nk, d) || !af_size_mul(&b, op_slot_len(d),
+  if (nk < n || !af_size_mul(&a, nk / OP_C * OP_LDK, d) || !af_size_mul(&b, op_slot_len(d),
                                                          nslots)
       || !af_size_add(&r, a, b) || !af_size_add(&r, r, n)
       || !af_size_mul(&b, nb, 4) || !af_size_add(&r, r, b))
@@ -73,12 +77,12 @@ size_t af_obs_pairs_doubles(size_t n, size_t d, size_t nslots)
 
 /* S[r][k] = sum_i (q_r[i] - kt[i][k])^2 for r < nrow (a multiple of 4),
  * k < nkey (a multiple of 8), recursive from i = 0; q rows of d, kt rows
- * of OP_C, S rows of OP_C. */
+ * of OP_LDK, S rows of OP_C. */
 static inline __attribute__((always_inline)) void
 dist_body(double *restrict S, const double *restrict q,
           const double *restrict kt, size_t d, size_t nrow, size_t nkey)
 {
-  TILE_ROWS_BY_KEYS(S, OP_C, q, kt, OP_C, d, nrow, nkey, TILE_ADD_SQDIFF);
+  TILE_ROWS_BY_KEYS(S, OP_C, q, kt, OP_LDK, d, nrow, nkey, TILE_ADD_SQDIFF);
 }
 
 static void dist_plain(double *restrict S, const double *restrict q,
@@ -153,7 +157,7 @@ static void op_block(const op_ctx *c, double *slot, size_t b)
   double gsum = 0, gmin = INFINITY, gmax = 0, esum = (double) nrow;
   for (size_t k0 = i0 / OP_C * OP_C; k0 < n; k0 += OP_C) {
     size_t nk = n - k0 < OP_C ? n - k0 : OP_C;
-    const double *ktile = c->kt + k0 * d;
+    const double *ktile = c->kt + k0 / OP_C * OP_LDK * d;
 #ifdef AF_EXP_AVX2
     if (c->avx2)
       dist_avx2(S, q, ktile, d, nrow4, op_round(nk, 8));
@@ -194,9 +198,9 @@ static void op_block(const op_ctx *c, double *slot, size_t b)
 static void op_pack(double *kt, const double *th, size_t n, size_t d)
 {
   for (size_t k = 0; k < n; k++) {
-    double *ktile = kt + (k / OP_C) * OP_C * d + k % OP_C;
+    double *ktile = kt + (k / OP_C) * OP_LDK * d + k % OP_C;
     for (size_t i = 0; i < d; i++)
-      ktile[i * OP_C] = th[k * d + i];
+      ktile[i * OP_LDK] = th[k * d + i];
   }
 }
 
@@ -204,7 +208,7 @@ int af_obs_pairs_tiled(af_obs_pairs *out, const double *th, size_t n, size_t d,
                     double beta, double cluster_cos)
 {
   size_t nk = op_round(n, OP_C), nb = (n + OP_R - 1) / OP_R, ktl;
-  if (n < 1 || d < 1 || nk < n || !af_size_mul(&ktl, nk, d))
+  if (n < 1 || d < 1 || nk < n || !af_size_mul(&ktl, nk / OP_C * OP_LDK, d))
     return AF_EINVAL;
   int par = omp_allowed() && nb > 1
             && (double) n * (double) n * (double) d >= AF_OMP_MIN_PAIRS;
