@@ -3,7 +3,7 @@
 // at most 8 rows, order <= 16) on std::vector<boost::multiprecision::
 // mpfr_float>.
 //
-//   bench_mp_odeint --init PATH --scheme post-ln|peri-ln [--n 32 --d 3
+//   bench_mp_odeint --init PATH --scheme SCHEME [--n 32 --d 3
 //       --digits10 77 --tol 1e-58 --times LIST --cap SECONDS --out PATH
 //       --rhs0 PATH --start STATES --t0 T0]
 //
@@ -15,8 +15,15 @@
 //   beta subtracted; e_jk = e_kj computed once),  A_j = sum_k e_jk th_k /
 //   sum_k e_jk,  c_j = <th_j, A_j>,  P_j = A_j - c_j th_j,
 //   dx_j/dt = |x_j| P_j / s_j,  dr_j/dt = rho_j,
-// with (s_j, rho_j) = (1, 0) for Post-LN and (r_j |A_j|, c_j / |A_j|) for
-// Peri-LN.  bench_mp.sh checks f(0, y0) against af_mp_rhs (--rhs0).
+// with the speed s_j and radial rate rho_j of theorems.md S0 at the
+// defaults of af_model_init (alpha = 1, tau = 1):
+//   post-ln (1, 0), pre-ln (r_j, c_j), peri-ln (r_j |A_j|, c_j / |A_j|),
+//   mix-ln (1, 0) for t <= tau and (r_j, c_j) after, ngpt (|A_j|, 0),
+//   ln-scaling (sqrt(t + 1), 0).
+// Mix-LN's field jumps at tau, which must therefore be one of the output
+// times: the intervals up to tau take the first piece, those from tau on
+// the second (as attnflow's integrators stop and restart at tau).
+// bench_mp.sh checks f(0, y0) against af_mp_rhs (--rhs0).
 //
 // Error control: odeint's default error checker with eps_abs = --tol,
 // eps_rel = 0 (the state is O(1)); integrate_adaptive from one output
@@ -67,19 +74,24 @@ static double now(clockid_t clk)
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+enum scheme { POST, PRE, MIX, PERI, NGPT, LNS };
+static const char *const scheme_names[] = {"post-ln", "pre-ln", "mix-ln",
+                                           "peri-ln", "ngpt", "ln-scaling"};
+
 struct field {
   size_t n, d;
-  bool peri;
+  scheme sch;
+  bool after_tau; // Mix-LN: the interval being integrated starts at >= tau
   real beta;
   unsigned long *nevals;
   // scratch
   mutable std::vector<real> th, E, A, nx;
-  field(size_t n_, size_t d_, bool peri_, unsigned long *ne)
-      : n(n_), d(d_), peri(peri_), beta(1), nevals(ne), th(n_ * d_),
-        E(n_ * n_), A(d_), nx(n_)
+  field(size_t n_, size_t d_, scheme sch_, unsigned long *ne)
+      : n(n_), d(d_), sch(sch_), after_tau(false), beta(1), nevals(ne),
+        th(n_ * d_), E(n_ * n_), A(d_), nx(n_)
   {
   }
-  void operator()(const state &y, state &dy, const real & /*t*/) const
+  void operator()(const state &y, state &dy, const real &t) const
   {
     ++*nevals;
     for (size_t j = 0; j < n; j++) {
@@ -114,11 +126,17 @@ struct field {
         a2 += A[i] * A[i];
       }
       real sp = 1, rho = 0;
-      if (peri) {
+      if (sch == PERI) {
         real a = sqrt(a2);
         sp = y[n * d + j] * a;
         rho = c / a;
-      }
+      } else if (sch == PRE || (sch == MIX && after_tau)) {
+        sp = y[n * d + j];
+        rho = c;
+      } else if (sch == NGPT)
+        sp = sqrt(a2);
+      else if (sch == LNS)
+        sp = sqrt(t + 1);
       real f = nx[j] / sp;
       for (size_t i = 0; i < d; i++)
         dy[j * d + i] = (A[i] - c * th[j * d + i]) * f;
@@ -205,7 +223,7 @@ int main(int argc, char **argv)
   const char *start = nullptr;
   double t0 = 0;
   const char *label = "odeint";
-  bool peri = false;
+  scheme sch = POST;
   std::vector<double> times;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string k = argv[i];
@@ -233,10 +251,13 @@ int main(int argc, char **argv)
     else if (k == "--label")
       label = v;
     else if (k == "--scheme") {
-      if (!std::strcmp(v, "peri-ln"))
-        peri = true;
-      else if (std::strcmp(v, "post-ln"))
-        die("scheme must be post-ln or peri-ln");
+      size_t m = 0;
+      while (m < 6 && std::strcmp(v, scheme_names[m]))
+        m++;
+      if (m == 6)
+        die(std::string("unknown scheme ") + v + " (post-ln, pre-ln, mix-ln, "
+            "peri-ln, ngpt, ln-scaling)");
+      sch = scheme(m);
     } else if (k == "--times") {
       std::string s = v;
       size_t pos = 0;
@@ -262,7 +283,16 @@ int main(int argc, char **argv)
     read_start(y, start, t0);
   long bits = long(mpfr_get_prec(y[0].backend().data()));
   unsigned long nevals = 0;
-  field f(n, d, peri, &nevals);
+  const double tau = 1.0; // af_model_init's
+  if (sch == MIX && !rhs0 && t0 < tau && times.back() > tau) {
+    bool found = false;
+    for (double tk : times)
+      found = found || tk == tau;
+    if (!found)
+      die("mix-ln: tau = 1 must be one of the --times");
+  }
+  field f(n, d, sch, &nevals);
+  const char *sname = scheme_names[sch];
   if (rhs0) {
     state dy(N);
     f(y, dy, real(0));
@@ -270,7 +300,7 @@ int main(int argc, char **argv)
     if (!o)
       die("cannot write --rhs0 file");
     std::fprintf(o, "# f(0, y0) by bench_mp_odeint, %s, %ld bits\n",
-                 peri ? "peri-ln" : "post-ln", bits);
+                 sname, bits);
     write_record(o, 0.0, dy);
     std::fclose(o);
     return 0;
@@ -282,7 +312,7 @@ int main(int argc, char **argv)
       die("cannot write --out file");
     std::fprintf(o, "# bench_mp_odeint: bulirsch_stoer, %s, %ld bits, "
                     "eps_abs %g, eps_rel 0\n",
-                 peri ? "peri-ln" : "post-ln", bits, tol);
+                 sname, bits, tol);
   }
   odeint::bulirsch_stoer<state, real> stepper(real(tol), real(0));
   real t = t0, dt = real(times.back() - t0) / 8;
@@ -291,6 +321,7 @@ int main(int argc, char **argv)
   double w0 = now(CLOCK_MONOTONIC), elapsed = 0, wall = 0, io = 0;
   size_t steps = 0;
   for (double tk : times) {
+    f.after_tau = sch == MIX && double(t) >= tau;
     steps += odeint::integrate_adaptive(stepper, f, y, t, real(tk), dt);
     t = tk;
     t_end = tk;
@@ -310,7 +341,7 @@ int main(int argc, char **argv)
     std::fclose(o);
   std::printf("RESULT %s %s odeint-bs prec=%ld tol=%.3g seconds=%.3f "
               "wall=%.3f t_end=%g steps=%zu nevals=%lu capped=%d\n",
-              label, peri ? "peri-ln" : "post-ln", bits, tol, elapsed, wall, t_end,
+              label, sname, bits, tol, elapsed, wall, t_end,
               steps, nevals, t_end < times.back() ? 1 : 0);
   return 0;
 }
