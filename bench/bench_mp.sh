@@ -1,6 +1,6 @@
 #!/bin/sh
 # bench_mp.sh -- the MPFR benchmark in one run: libattnflow's MPFR
-# method METHOD (default mp-taylor) against Boost.Odeint's bulirsch_stoer built
+# method METHOD (default mp-gbs) against Boost.Odeint's bulirsch_stoer built
 # two ways -- stock (at most 8 extrapolation rows, a static const m_k_max
 # in boost/numeric/odeint/stepper/bulirsch_stoer.hpp) and with the cap
 # raised to 16 rows (order 32) from a copy of that header made here, in a
@@ -18,7 +18,8 @@
 #   T          end time                                  (default 10)
 #   SCHEMES    default "post-ln"; "all": the six schemes
 #   SEEDS      seeds of the Gaussian starts   (default "1 2"; empty: none)
-#   METHOD     our method (default mp-taylor, the fastest: docs/performance.md)
+#   METHOD     our method (default mp-gbs, the library's default and the fastest at
+#              matched accuracy: docs/performance.md)
 #   METHODS    several of our methods, each timed on every start (default:
 #              METHOD); the ratios are the peer's time over each method's.
 #              An entry METHOD@TOL runs that method at tolerance TOL instead
@@ -63,7 +64,7 @@ OUT=${OUT:-$BUILDDIR/bench-mp-out}
 T=${T:-10}
 SCHEMES=${SCHEMES:-post-ln}
 [ "$SCHEMES" != all ] || SCHEMES="post-ln pre-ln mix-ln peri-ln ngpt ln-scaling"
-METHOD=${METHOD:-mp-taylor}
+METHOD=${METHOD:-mp-gbs}
 METHODS=${METHODS:-$METHOD}
 REF_METHOD=${REF_METHOD:-mp-gbs}
 if [ "$REF_METHOD" = mp-gbs ]; then CHK_METHOD=mp-taylor; else CHK_METHOD=mp-gbs; fi
