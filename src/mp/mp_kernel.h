@@ -4,6 +4,7 @@
 #define AF_MP_KERNEL_H
 
 #include <stddef.h>
+#include <mpfr.h>
 #include "attnflow.h"
 
 /* ---- double instance (mp_kernel_double.c) ---- */
@@ -48,5 +49,15 @@ int af_mp_attention_status(const struct af_mp_work *w, const af_model *m);
 /* Add k to the evaluation count of w (evaluations made on other works
  * on its behalf, e.g. by the threads of a GBS step). */
 void af_mp_work_add_nevals(struct af_mp_work *w, unsigned long k);
+
+/* exp(x) correctly rounded to nearest at r's precision: the same bits
+ * as mpfr_exp(r, x, MPFR_RNDN), faster for -1024 < x < 0 at up to 1024
+ * bits (mp_exp.c). */
+void af_mp_exp(mpfr_ptr r, mpfr_srcptr x);
+/* Its approximation before rounding (for the tests): exp(x) into b
+ * (precision >= 1088 bits; exact) and the return value err > 0 with
+ * |b - exp(x)| < 2^(EXP(b) - err); 0 (b untouched) where af_mp_exp calls
+ * mpfr_exp directly (x or p outside its range). */
+int af_mp_exp_approx(mpfr_ptr b, mpfr_srcptr x, mpfr_prec_t p);
 
 #endif

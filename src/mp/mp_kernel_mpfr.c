@@ -49,7 +49,7 @@
 #define AF_MULQ(r, a, num, den, dval)                                          \
   (mpfr_mul_ui((r), (a), (num), AF_RND), mpfr_div_ui((r), (r), (den), AF_RND))
 #define AF_SQRT(r, a) mpfr_sqrt((r), (a), AF_RND)
-#define AF_EXP(r, a) mpfr_exp((r), (a), AF_RND)
+#define AF_EXP(r, a) af_mp_exp((r), (a))
 #define AF_POW_D(r, a, d) af_mp_pow_d((r), (a), (d))
 #define AF_CMP(a, b) mpfr_cmp((a), (b))
 #define AF_CMP_D(a, d) mpfr_cmp_d((a), (d))
