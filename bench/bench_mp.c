@@ -22,6 +22,20 @@
  *   compare --ref PATH --in PATH [--prec P --label L]
  *           max |in - ref| over all components, at each time of IN (which
  *           must be in REF); prints the errors and a RESULT line.
+ *   local   --init PATH --scheme S --times T0,... --h H,... [--prec P
+ *           --order K]
+ *           mp-gbs's local estimate against its true local error: from
+ *           the state at each T0 (a run at P + 144 bits, 30 rows, tol
+ *           2^-(P-8), rounded to P bits) one step of length H (the H of
+ *           the same position in --h) with K rows (default 20, the
+ *           default at tol 1e-60), against the same step by that
+ *           reference run; prints "LOCAL t0 h K error estimate ratio".
+ *   exp     [--prec P]
+ *           the kernel's exp (af_mp_exp, theorems.md N.mpexp) against
+ *           mpfr_exp and mpfr_mul at P bits on 200 000 arguments spread
+ *           over (-2, 0), the range of the scores -beta q/2 at beta = 1:
+ *           the best of 5 passes each, in microseconds per call, and the
+ *           number of results that differ (must be 0).
  *
  * State-set format (all programs write it): '#' comment lines, then
  * records "t VALUE" followed by one number per line for the N = n d + n
@@ -44,6 +58,7 @@
 
 #include "attnflow.h"
 #include "attnflow_mp.h"
+#include "mp_kernel.h"
 
 #define RND MPFR_RNDN
 #define DIGITS 110
@@ -85,8 +100,8 @@ typedef struct {
   af_mp_method method;
   mpfr_prec_t prec;
   double tol, T;
-  double times[MAX_TIMES];
-  size_t ntimes;
+  double times[MAX_TIMES], hs[MAX_TIMES];
+  size_t ntimes, nhs;
   unsigned order;
 } opts;
 
@@ -96,7 +111,10 @@ static void usage(void)
         "       bench_mp run --init PATH --scheme S --method M [--prec P --tol E\n"
         "                --T T --times LIST --order K --out PATH --ref PATH --label L]\n"
         "       bench_mp rhs0 --init PATH --scheme S [--prec P --out PATH]\n"
-        "       bench_mp compare --ref PATH --in PATH [--prec P --label L]\n",
+        "       bench_mp compare --ref PATH --in PATH [--prec P --label L]\n"
+        "       bench_mp local --init PATH --scheme S --times LIST --h LIST\n"
+        "                [--prec P --order K]\n"
+        "       bench_mp exp [--prec P]\n",
         stderr);
   exit(2);
 }
@@ -182,13 +200,15 @@ static void parse_opts(opts *o, int argc, char **argv)
     } else if (!strcmp(k, "--method")) {
       if (af_mp_method_lookup(&o->method, v) != AF_OK)
         die(v, AF_EINVAL);
-    } else if (!strcmp(k, "--times")) {
+    } else if (!strcmp(k, "--times") || !strcmp(k, "--h")) {
+      double *list = k[2] == 't' ? o->times : o->hs;
+      size_t *len = k[2] == 't' ? &o->ntimes : &o->nhs;
       char *s = strdup(v), *save = NULL;
       for (char *tok = strtok_r(s, ",", &save); tok;
            tok = strtok_r(NULL, ",", &save)) {
-        if (o->ntimes >= MAX_TIMES)
+        if (*len >= MAX_TIMES)
           usage();
-        o->times[o->ntimes++] = parse_num(tok, k);
+        list[(*len)++] = parse_num(tok, k);
       }
       free(s);
     } else
@@ -520,6 +540,115 @@ static int cmd_compare(const opts *o)
   return 0;
 }
 
+static int cmd_local(const opts *o)
+{
+  if (o->ntimes == 0 || o->nhs != o->ntimes)
+    usage();
+  size_t N;
+  af_model m;
+  af_mp_work *w;
+  double *y0 = start_state(o, &N, &m, &w);
+  mpfr_prec_t pr = o->prec + 144;
+  af_mp_work *wr = af_mp_work_alloc(o->n, o->d, pr);
+  mpfr_t *yr = af_mp_vec_alloc(N, pr), *ys = af_mp_vec_alloc(N, pr),
+         *yb = af_mp_vec_alloc(N, o->prec);
+  if (w == NULL || wr == NULL || yr == NULL || ys == NULL || yb == NULL)
+    die("alloc", AF_ENOMEM);
+  af_mp_opts ro; /* the reference: 30 rows, tol 2^-(P-8) */
+  af_mp_opts_init(&ro);
+  ro.columns = 30;
+  ro.tol = ldexp(1.0, -(int) (o->prec - 8));
+  unsigned K = o->order ? o->order : 20;
+  for (size_t k = 0; k < o->ntimes; k++) {
+    double t0 = o->times[k], h = o->hs[k];
+    af_mp_vec_set_d(yr, y0, N);
+    if (t0 > 0) {
+      double ts[2] = {0, t0};
+      int rc = af_mp_integrate(yr, ts, 2, &m, &ro, wr, NULL, NULL, NULL);
+      if (rc != AF_OK)
+        die("reference to t0", rc);
+    }
+    /* The step's start, at P bits, is the start of both steps. */
+    for (size_t i = 0; i < N; i++) {
+      mpfr_set(yb[i], yr[i], MPFR_RNDN);
+      mpfr_set(ys[i], yb[i], MPFR_RNDN);
+    }
+    double ts[2] = {t0, t0 + h};
+    af_mp_opts so; /* one step of h: first step 2 h, always accepted */
+    af_mp_opts_init(&so);
+    so.columns = K;
+    so.tol = 1e-3;
+    so.h0 = 2 * h;
+    af_mp_stats st;
+    int rc = af_mp_integrate(yb, ts, 2, &m, &so, w, NULL, NULL, &st);
+    if (rc == AF_OK)
+      rc = af_mp_integrate(ys, ts, 2, &m, &ro, wr, NULL, NULL, NULL);
+    if (rc != AF_OK)
+      die("step", rc);
+    if (st.steps != 1)
+      die("the step was not taken in one", AF_EINVAL);
+    for (size_t i = 0; i < N; i++)
+      mpfr_set(yr[i], yb[i], MPFR_RNDN); /* exact: P -> P + 144 bits */
+    double err = af_mp_vec_maxdiff(yr, ys, N);
+    printf("LOCAL t0=%g h=%g K=%u error=%.3e estimate=%.3e "
+           "error/estimate=%.3g\n", t0, h, K, err, st.err_est,
+           err / st.err_est);
+  }
+  af_mp_vec_free(yr, N);
+  af_mp_vec_free(ys, N);
+  af_mp_vec_free(yb, N);
+  af_mp_work_free(wr);
+  af_mp_work_free(w);
+  free(y0);
+  return 0;
+}
+
+#define EXP_CALLS 200000
+
+static int cmd_exp(const opts *o)
+{
+  mpfr_t *x = af_mp_vec_alloc(EXP_CALLS, o->prec),
+         *a = af_mp_vec_alloc(EXP_CALLS, o->prec),
+         *b = af_mp_vec_alloc(EXP_CALLS, o->prec);
+  if (x == NULL || a == NULL || b == NULL)
+    die("alloc", AF_ENOMEM);
+  for (size_t i = 0; i < EXP_CALLS; i++) { /* -2 (i + 1/2) / calls */
+    mpfr_set_ui(x[i], 2 * i + 1, MPFR_RNDN);
+    mpfr_div_si(x[i], x[i], -EXP_CALLS, MPFR_RNDN);
+  }
+  double best[3] = {INFINITY, INFINITY, INFINITY};
+  for (int pass = 0; pass < 5; pass++)
+    for (int f = 0; f < 3; f++) {
+      double t = cpu_now();
+      for (size_t i = 0; i < EXP_CALLS; i++) {
+        if (f == 0)
+          af_mp_exp(a[i], x[i]);
+        else if (f == 1)
+          mpfr_exp(b[i], x[i], MPFR_RNDN);
+        else
+          mpfr_mul(b[i], x[i], x[i], MPFR_RNDN);
+      }
+      t = cpu_now() - t;
+      if (t < best[f])
+        best[f] = t;
+      if (f == 1) { /* b holds mpfr_exp's results until the product */
+        size_t differ = 0;
+        for (size_t i = 0; i < EXP_CALLS; i++)
+          differ += !mpfr_equal_p(a[i], b[i]);
+        if (differ)
+          die("af_mp_exp differs from mpfr_exp", AF_EINVAL);
+      }
+    }
+  printf("EXP prec=%ld calls=%d af_mp_exp_us=%.3f mpfr_exp_us=%.3f "
+         "mpfr_mul_us=%.3f ratio=%.2f differ=0\n", (long) o->prec,
+         EXP_CALLS, 1e6 * best[0] / EXP_CALLS, 1e6 * best[1] / EXP_CALLS,
+         1e6 * best[2] / EXP_CALLS, best[1] / best[0]);
+  af_mp_vec_free(x, EXP_CALLS);
+  af_mp_vec_free(a, EXP_CALLS);
+  af_mp_vec_free(b, EXP_CALLS);
+  return 0;
+}
+
 int main(int argc, char **argv)
 {
   if (argc < 2)
@@ -534,6 +663,10 @@ int main(int argc, char **argv)
     return cmd_rhs0(&o);
   if (!strcmp(argv[1], "compare"))
     return cmd_compare(&o);
+  if (!strcmp(argv[1], "local"))
+    return cmd_local(&o);
+  if (!strcmp(argv[1], "exp"))
+    return cmd_exp(&o);
   usage();
   return 2;
 }
