@@ -474,11 +474,11 @@ static int cmd_run(opts *o)
   printf("RESULT %s %s %s prec=%ld tol=%.3g seconds=%.3f wall=%.3f t_end=%g "
          "err=%.3e "
          "err_max=%.3e err_est=%.3e steps=%lu rejected=%lu nevals=%lu "
-         "order=%u\n",
+         "order=%u err_global=%.3e\n",
          o->label, af_scheme_get(o->scheme)->name,
          af_mp_method_name(o->method), (long) o->prec, o->tol, secs,
          wall, c.t_last, c.err_last, c.err_max, st.err_est, st.steps, st.rejected,
-         st.nevals, st.order);
+         st.nevals, st.order, st.err_global);
   af_mp_vec_free(y, N);
   af_mp_work_free(w);
   free(y0);

@@ -20,7 +20,9 @@
  * --digits significant digits (default 1 + ceil(BITS log10 2), the count
  * that reads back to the same BITS-bit number), or exactly in hex
  * (--format hex, MPFR's %Ra).  The run's own error estimate (the sum of
- * its local error estimates) is in the provenance as err_est.
+ * its local error estimates) is in the provenance as err_est, and for
+ * mp-gbs the transported estimate of theorems.md N3g as err_global
+ * (absent after a resume).
  *
  * Checkpoints (--checkpoint PATH): af_mp_integrate reports its state
  * after every accepted step; at most every --checkpoint-every seconds,
@@ -686,6 +688,9 @@ static int af_mp_out_cb(FILE *f, void *vctx) {
   if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "rejected", s->rejected);
   if (rc == AF_OK) rc = af_prov_add_ulong(x->prov, "nevals", s->nevals);
   if (rc == AF_OK) rc = af_prov_add_double(x->prov, "err_est", s->err_est);
+  /* The transported estimate (theorems.md N3g), where there is one. */
+  if (rc == AF_OK && isfinite(s->err_global))
+    rc = af_prov_add_double(x->prov, "err_global", s->err_global);
   if (rc != AF_OK) return rc;
   if (x->stream) { /* the rows are out (all, after a resume from the end):
                      the statistics follow them */

@@ -8,6 +8,18 @@
 
 #include "claims_mprun.h"
 
+af_claims_mp_level af_claims_mp_level_at(const af_vctx *c)
+{
+  af_claims_mp_level k = {128, 256, 1e-25, 1e-45};
+  if (c->level == AF_LEVEL_FULL) {
+    k.prec = 256;
+    k.ref_prec = 384;
+    k.tol = 1e-40;
+    k.ref_tol = 1e-64;
+  }
+  return k;
+}
+
 int af_claims_mp_run(mpfr_t *y, const double *y0, mpfr_prec_t prec,
                      af_mp_method meth, double tol, double T,
                      const af_model *m, af_mp_stats *st)

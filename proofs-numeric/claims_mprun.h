@@ -4,6 +4,18 @@
 #define AF_CLAIMS_MPRUN_H
 
 #include "attnflow_mp.h"
+#include "verify.h"
+
+/* The precisions and tolerances of a run and of its reference at the
+ * verify level: quick 128 bits, tol 1e-25 (reference 256 bits, tol
+ * 1e-45); full 256 bits, tol 1e-40 (reference 384 bits, tol 1e-64).  The
+ * reference's own error is 20 or more digits below the run's tol. */
+typedef struct {
+  mpfr_prec_t prec, ref_prec;
+  double tol, ref_tol;
+} af_claims_mp_level;
+
+af_claims_mp_level af_claims_mp_level_at(const af_vctx *c);
 
 /* y (N = af_state_size(n, d) numbers at prec bits, allocated by the
  * caller) = the state at t = T of the run of m from y0 by method meth at

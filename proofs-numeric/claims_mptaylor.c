@@ -29,30 +29,10 @@
 #define MPT_N 4
 #define MPT_D 3
 
-/* The cases: quick level 128 bits, tol 1e-25 (reference 256 bits, tol
- * 1e-45); full level 256 bits, tol 1e-40 (reference 384 bits, tol
- * 1e-64). */
-typedef struct {
-  mpfr_prec_t prec, ref_prec;
-  double tol, ref_tol;
-} mpt_case;
-
-static mpt_case mpt_level(const af_vctx *c)
-{
-  mpt_case k = {128, 256, 1e-25, 1e-45};
-  if (c->level == AF_LEVEL_FULL) {
-    k.prec = 256;
-    k.ref_prec = 384;
-    k.tol = 1e-40;
-    k.ref_tol = 1e-64;
-  }
-  return k;
-}
-
 static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
-  mpt_case K = mpt_level(c);
+  af_claims_mp_level K = af_claims_mp_level_at(c);
   af_model m;
   af_v_model(&m, c, MPT_N, MPT_D, 2.0, AF_PERI_LN);
   size_t N = af_state_size(MPT_N, MPT_D);
@@ -98,7 +78,7 @@ static void claim_agree(af_vresult *r, const af_vctx *c, int arg)
 static void claim_over(af_vresult *r, const af_vctx *c, int arg)
 {
   (void) arg;
-  mpt_case K = mpt_level(c);
+  af_claims_mp_level K = af_claims_mp_level_at(c);
   af_model m;
   af_v_model(&m, c, MPT_N, MPT_D, 2.0, AF_NGPT);
   m.alpha = 1.5;

@@ -349,6 +349,7 @@ static const struct {
   {af_claims_rstar, &af_claims_rstar_count},
   {af_claims_tiled, &af_claims_tiled_count},
   {af_claims_mptaylor, &af_claims_mptaylor_count},
+  {af_claims_mpglobal, &af_claims_mpglobal_count},
   {af_claims_flow, &af_claims_flow_count},
   {af_claims_certspec, &af_claims_certspec_count},
   {af_claims_u3mp, &af_claims_u3mp_count},

@@ -125,6 +125,7 @@ AF_CLAIM_TABLE(af_claims_front)
 AF_CLAIM_TABLE(af_claims_rstar)
 AF_CLAIM_TABLE(af_claims_tiled)
 AF_CLAIM_TABLE(af_claims_mptaylor)
+AF_CLAIM_TABLE(af_claims_mpglobal)
 AF_CLAIM_TABLE(af_claims_userscheme)
 AF_CLAIM_TABLE(af_claims_spectaylor)
 

@@ -21,6 +21,7 @@
 #include "aftest.h"
 #include "attnflow_mp.h"
 #include "mp_kernel.h"
+#include "mp_globerr.h"
 
 #include "mp_test.h"
 
@@ -678,6 +679,87 @@ START_TEST(test_bit_identical)
 }
 END_TEST
 
+/* Classical RK4 in double with the library's field, for test_glob_transport. */
+static void rk4_double(double *y, size_t N, double t, double h, int steps,
+                       const af_model *m, af_work *w)
+{
+  double *k = malloc(4 * N * sizeof *k), *z = malloc(N * sizeof *z);
+  ck_assert(k && z);
+  double hs = h / steps;
+  for (int s = 0; s < steps; s++) {
+    double ts = t + s * hs;
+    ck_assert_int_eq(af_rhs(k, ts, y, m, w), AF_OK);
+    for (size_t i = 0; i < N; i++) z[i] = y[i] + 0.5 * hs * k[i];
+    ck_assert_int_eq(af_rhs(k + N, ts + 0.5 * hs, z, m, w), AF_OK);
+    for (size_t i = 0; i < N; i++) z[i] = y[i] + 0.5 * hs * k[N + i];
+    ck_assert_int_eq(af_rhs(k + 2 * N, ts + 0.5 * hs, z, m, w), AF_OK);
+    for (size_t i = 0; i < N; i++) z[i] = y[i] + hs * k[2 * N + i];
+    ck_assert_int_eq(af_rhs(k + 3 * N, ts + hs, z, m, w), AF_OK);
+    for (size_t i = 0; i < N; i++)
+      y[i] += hs / 6 * (k[i] + 2 * k[N + i] + 2 * k[2 * N + i] + k[3 * N + i]);
+  }
+  free(k);
+  free(z);
+}
+
+START_TEST(test_glob_transport)
+{
+  /* af_mp_glob_step (theorems.md N3g): g_new = Phi(t + h, t) g + d, with
+   * Phi the linearization of the flow, against the difference of two
+   * trajectories of the double field from y and y + eps g (eps = 1e-7:
+   * second-order terms ~ eps |g|^2 L, 1e-7 relative; the trajectories by
+   * RK4 with 2000 steps share their truncation error).  Pre-LN (the radii
+   * move) and nGPT with alpha(t) (the field depends on t), one step of
+   * 0.7 from t = 0.4, and d added once. */
+  const af_scheme_id sch[2] = {AF_PRE_LN, AF_NGPT};
+  for (int si = 0; si < 2; si++) {
+    size_t n = 5, d = 3, N = af_state_size(n, d);
+    af_model m;
+    af_model_init(&m, n, d, 1.5, sch[si]);
+    if (sch[si] == AF_NGPT) {
+      m.alpha = 1.5;
+      m.alpha_decay = 0.5;
+    }
+    double *y = malloc(N * sizeof *y), *yp = malloc(N * sizeof *yp);
+    double *g = malloc(N * sizeof *g), *dv = malloc(N * sizeof *dv);
+    double *out = malloc(N * sizeof *out);
+    ck_assert(y && yp && g && dv && out);
+    ck_assert_int_eq(af_init_state(y, NULL, "gaussian", n, d, NAN, 77), AF_OK);
+    for (size_t i = 0; i < N; i++) {
+      g[i] = sin(1.0 + 3.0 * (double) i);
+      dv[i] = 0.25 * cos(2.0 * (double) i);
+    }
+    af_mp_glob *G = af_mp_glob_alloc(&m);
+    ck_assert(G != NULL);
+    ck_assert_double_eq(af_mp_glob_norm(G), 0.0);
+    af_mp_glob_set(G, g);
+    double t = 0.4, h = 0.7, eps = 1e-7;
+    ck_assert_int_eq(af_mp_glob_step(G, t, h, y, dv, &m), AF_OK);
+    af_mp_glob_get(out, G);
+    af_work *w = af_work_alloc(n, d);
+    ck_assert(w != NULL);
+    for (size_t i = 0; i < N; i++)
+      yp[i] = y[i] + eps * g[i];
+    rk4_double(y, N, t, h, 2000, &m, w);
+    rk4_double(yp, N, t, h, 2000, &m, w);
+    double dev = 0, mx = 0;
+    for (size_t i = 0; i < N; i++) {
+      double want = (yp[i] - y[i]) / eps + dv[i];
+      dev = fmax(dev, fabs(out[i] - want));
+      mx = fmax(mx, fabs(want));
+    }
+    fprintf(stderr, "glob transport %s: |g_new - (Phi g + d)| %.3g of %.3g\n",
+            af_scheme_get(sch[si])->name, dev, mx);
+    ck_assert_msg(dev <= 1e-5 * mx, "transport off by %g of %g", dev, mx);
+    af_mp_glob_reset(G);
+    ck_assert_double_eq(af_mp_glob_norm(G), 0.0);
+    af_mp_glob_free(G);
+    af_work_free(w);
+    free(y); free(yp); free(g); free(dv); free(out);
+  }
+}
+END_TEST
+
 START_TEST(test_error_estimate_honest)
 {
   /* The reported estimate is not optimistic: a 256-bit run at tol 1e-40
@@ -711,6 +793,20 @@ START_TEST(test_error_estimate_honest)
       }
       ck_assert_msg(err <= st.err_est, "%s %s: estimate %g < true error %g",
                     c->name, af_mp_method_name((af_mp_method) meth), st.err_est, err);
+      /* The transported estimate (theorems.md N3g; mp-gbs only):
+       * two-sided, a factor 10 either way. */
+      if (meth != AF_MP_GBS) {
+        ck_assert(isnan(st.err_global));
+        af_mp_vec_free(y, N);
+        continue;
+      }
+      fprintf(stderr, "%s %s: transported estimate %.3g (over the true "
+              "error: %.3g)\n", c->name, af_mp_method_name((af_mp_method) meth),
+              st.err_global, st.err_global / err);
+      ck_assert_msg(st.err_global <= 10 * err && err <= 10 * st.err_global,
+                    "%s %s: transported estimate %g, true error %g: not within "
+                    "a factor 10", c->name,
+                    af_mp_method_name((af_mp_method) meth), st.err_global, err);
       ck_assert_msg(err <= 1e-40, "%s: tolerance missed: %g", c->name, err);
       af_mp_vec_free(y, N);
     }
@@ -1070,6 +1166,7 @@ static Suite *mp_suite(void)
   tcase_add_loop_test(in, test_methods_agree, 0, (int) NCASES);
   tcase_add_test(in, test_bit_identical);
   tcase_add_test(in, test_error_estimate_honest);
+  tcase_add_test(in, test_glob_transport);
   tcase_add_test(in, test_mix_ln_restart);
   tcase_add_test(in, test_integrate_contract);
   tcase_add_test(in, test_exact_input);

@@ -57,6 +57,7 @@
 #include "attnflow_mp.h"
 #include "mp_kernel.h"
 #include "mp_taylor.h"
+#include "mp_globerr.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -345,6 +346,8 @@ typedef struct {
   mpfr_t *tz, *tsc;
   unsigned long ev_moved; /* their evaluations already added to tw[0] */
   af_mp_taylor *tay;      /* mp-taylor: its series (mp_taylor.c)          */
+  af_mp_glob *glob;       /* global estimate (mp_globerr.c), or NULL      */
+  double *dvec, *ydbl;    /* a step's local error vector, its start (N)   */
 } mp_ctx;
 
 /* Numbers in c->K: GBS two rows of the table per row K, Gauss s stages,
@@ -366,6 +369,9 @@ static void ctx_free(mp_ctx *c)
   af_mp_vec_free(c->lv, (size_t) c->s * c->s);
   af_mp_vec_free(c->K, ctx_klen(c->method, c->s, N));
   af_mp_taylor_free(c->tay);
+  af_mp_glob_free(c->glob);
+  free(c->dvec);
+  free(c->ydbl);
   af_mp_vec_free(c->Y, N);
   af_mp_vec_free(c->F, N);
   af_mp_vec_free(c->y1, N);
@@ -446,6 +452,17 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
     int nt = m->n >= 16 ? gbs_threads((unsigned) m->n) : 1;
     c->tay = af_mp_taylor_alloc(m->n, m->d, s, prec, nt);
     ok = ok && c->tay != NULL;
+  }
+  if (method == AF_MP_GBS) {
+    /* The transported global estimate (mp_globerr.c, theorems.md N3g).
+     * Not for mp-gauss: its difference y_h - y_{h/2,h/2} is the error of
+     * the full step, up to 2^(2s) times that of the two half steps kept
+     * (transported: 1.7e8 times the true error on T4.1 Pre-LN, tol 1e-40,
+     * tests/test_mp.c). */
+    c->glob = af_mp_glob_alloc(m);
+    c->dvec = calloc(N ? N : 1, sizeof(double));
+    c->ydbl = calloc(N ? N : 1, sizeof(double));
+    ok = ok && c->glob && c->dvec && c->ydbl;
   }
   c->K = af_mp_vec_alloc(ctx_klen(method, s, N), prec);
   c->Y = af_mp_vec_alloc(N, prec);
@@ -700,6 +717,12 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
     Tcur = r;
   }
   af_mp_vec_set(c->y3, Tprev + (size_t) (K - 1) * N, N);
+  if (c->dvec != NULL && K >= 2)
+    for (size_t l = 0; l < N; l++) {
+      mpfr_sub(c->tmp, Tprev[(size_t) (K - 2) * N + l],
+               Tprev[(size_t) (K - 1) * N + l], RND);
+      c->dvec[l] = mpfr_get_d(c->tmp, RND);
+    }
   *err = K >= 2 ? af_mp_vec_maxdiff(Tprev + (size_t) (K - 1) * N,
                                     Tprev + (size_t) (K - 2) * N, N)
                 : INFINITY;
@@ -882,6 +905,20 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     if (fac < 0.2)
       fac = 0.2;
     if (errn <= tol_local) {
+      if (c->glob != NULL) {
+        af_mp_vec_get_d(c->ydbl, y, N);
+        int grc = af_mp_glob_step(c->glob, mpfr_get_d(t, RND), hcur, c->ydbl,
+                                  c->dvec, m);
+        /* The double field can fail where the MPFR one does not (a |A_j|
+         * below double's resolution): the estimate is then unknown, the
+         * run goes on. */
+        if (grc != AF_OK) {
+          af_mp_glob_free(c->glob);
+          c->glob = NULL;
+          st->err_global = NAN;
+        } else
+          st->err_global = af_mp_glob_norm(c->glob);
+      }
       af_mp_vec_set(y, c->y3, N);
       if (last)
         mpfr_set(t, tend, RND);
@@ -977,6 +1014,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   rc = ctx_init(&c, o->method, s, N, prec, m, w);
   if (rc != AF_OK)
     return rc;
+  st->err_global = c.glob != NULL ? 0.0 : NAN;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
   double span = td[ntimes - 1] - td[0];
   if (span == 0) {
@@ -1016,6 +1054,11 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       }
     }
     *st = rs->stats;
+    /* The transported vector is not in a checkpoint: a resumed run
+     * reports no global estimate (theorems.md N3g). */
+    st->err_global = NAN;
+    af_mp_glob_free(c.glob);
+    c.glob = NULL;
     hd = rs->h;
     t = rs->piece_lo;
     k0 = rs->next_out;
@@ -1051,6 +1094,8 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       lo = t;
       hi = stop;
       af_mp_work_set_piece(w, 1, t, stop);
+      if (c.glob != NULL)
+        af_mp_glob_set_piece(c.glob, 1, t, stop);
       for (int i = 1; i < c.nthr; i++)
         af_mp_work_set_piece(c.tw[i], 1, t, stop);
       rc = integrate_piece(y, t, stop, tex,
