@@ -29,11 +29,12 @@
  * and when the run ends or fails, the state is written atomically
  * (af_write_atomic: temporary file, fsync, rename):
  *
- *   # attnflow checkpoint v1
+ *   # attnflow checkpoint v2
  *   params <the parameters that define the run, one line>
  *   method, order, tol, precision, len, event, status, next_out,
  *   piece_lo, piece_hi, h, steps, rejected, nevals, err_est, t_reached,
- *   ncalls, nobs      (one "key value" line each; doubles in C99 %a)
+ *   ncalls, nobs, columns (one "key value" line each; doubles in C99 %a;
+ *                     columns: mp-gbs's rows for the next step, new in v2)
  *   t <%Ra>
  *   y <%Ra>           (len lines: the state)
  *   row <%Ra> ...     (the output rows already computed)
@@ -69,7 +70,7 @@
 #include "internal.h"
 
 #define RND MPFR_RNDN
-#define CK_MAGIC "# attnflow checkpoint v1"
+#define CK_MAGIC "# attnflow checkpoint v2"
 #define CK_CHECKSUM "checksum fnv1a64 "
 
 /* Provenance keys that do not change the numbers of a run: they may
@@ -207,8 +208,8 @@ static int af_mp_ck_writer(FILE *f, void *vctx) {
                  ck->next_out, ck->piece_lo, ck->piece_hi, ck->h) < 0;
   bad |= fprintf(f, "steps %lu\nrejected %lu\nnevals %lu\nerr_est %a\n",
                  s->steps, s->rejected, s->nevals, s->err_est) < 0;
-  bad |= fprintf(f, "t_reached %a\nncalls %zu\nnobs %zu\n", s->t_reached,
-                 x->ncalls, x->c->nobs) < 0;
+  bad |= fprintf(f, "t_reached %a\nncalls %zu\nnobs %zu\ncolumns %u\n",
+                 s->t_reached, x->ncalls, x->c->nobs, ck->columns) < 0;
   bad |= mpfr_fprintf(f, "t %Ra\n", ck->t) < 0;
   for (size_t i = 0; i < x->N && !bad; i++)
     bad |= mpfr_fprintf(f, "y %Ra\n", x->cky[i]) < 0;
@@ -325,7 +326,8 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
   static const char *const keys[] = {
       "params", "method", "order", "tol", "precision", "len", "event",
       "status", "next_out", "piece_lo", "piece_hi", "h", "steps",
-      "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs"};
+      "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs",
+      "columns"};
   enum { NK = sizeof keys / sizeof keys[0] };
   /* Longest valid line: a row of nobs values of prec bits (%Ra: about
    * prec/4 hex digits and an exponent each), or the parameters. */
@@ -411,6 +413,10 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       break;
     case 18:
       if (!af_mp_parse_ulong(&u, v) || u != x->c->nobs) goto bad;
+      break;
+    case 19: /* checked against the run by af_mp_integrate */
+      if (!af_mp_parse_ulong(&u, v) || u > AF_MP_GAUSS_MAX) goto bad;
+      ck->columns = (unsigned)u;
       break;
     }
   }

@@ -176,7 +176,8 @@ typedef struct {
   double err_est;         /* the run's own global error estimate: the sum
                              of its local error estimates (max norm)      */
   double t_reached;
-  unsigned order;         /* order of the method used                     */
+  unsigned order;         /* order of the method used (mp-gbs with order
+                             selection: the starting order, 2K)           */
   double err_global;      /* mp-gauss, mp-gbs: the global error estimate of
                              theorems.md N3g, |g|_inf with g the local
                              error vectors transported by the flow's
@@ -217,6 +218,8 @@ typedef struct {
   mpfr_ptr t;          /* exact time of y (precision prec); owned by the
                           caller when resuming, by the run in a callback  */
   double h;            /* step the controller tries next                  */
+  unsigned columns;    /* mp-gbs: the rows of the table the next step
+                          takes (order selection); 0 for the others       */
   af_mp_stats stats;   /* counters so far                                 */
 } af_mp_ckpt;
 
@@ -230,7 +233,10 @@ typedef struct {
   double tol;      /* requested global error (max norm, relative to
                       max(1, |y|_inf)), > 0, >= 1e-300                     */
   unsigned stages; /* mp-gauss: s (order 2s); 0 = chosen from tol          */
-  unsigned columns;/* mp-gbs: rows k of the table (order 2k); 0 = auto    */
+  unsigned columns;/* mp-gbs: rows k of the table (order 2k), fixed; 0 =
+                      chosen: K from tol (one row per 3 digits), then
+                      order selection by work per unit step in [3, K + 2]
+                      (theorems.md N3)                                     */
   double h0;       /* first step; 0 = 1/8 of the first interval           */
   unsigned long max_steps; /* accepted + rejected, per run; 0 = 10^6      */
   /* Checkpointing (off by default): checkpoint is called after every

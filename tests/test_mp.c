@@ -760,6 +760,84 @@ START_TEST(test_glob_transport)
 }
 END_TEST
 
+/* Rows each accepted step of an mp-gbs run took (test_gbs_order_selection). */
+typedef struct {
+  unsigned lo, hi, calls;
+} rows_seen;
+
+static int record_rows(const af_mp_ckpt *ck, mpfr_t *y, void *ctx)
+{
+  (void) y;
+  rows_seen *r = ctx;
+  if (ck->columns < r->lo)
+    r->lo = ck->columns;
+  if (ck->columns > r->hi)
+    r->hi = ck->columns;
+  r->calls++;
+  return 0;
+}
+
+START_TEST(test_gbs_order_selection)
+{
+  /* mp-gbs with its rows chosen (columns 0) moves K within [3, K + 2] by
+   * work per unit step (theorems.md N3), and spends fewer evaluations
+   * than the same run with K fixed at its starting value; both errors
+   * stay below their estimates.  Post-LN, n = 8, d = 3, beta = 1, a
+   * Gaussian start, t in [0, 10], 192 bits, tol 1e-40 (K = 14), against
+   * a 320-bit run at tol 1e-60.  The checkpoint callback reports the rows
+   * of the next step. */
+  size_t n = 8, d = 3, N = af_state_size(n, d);
+  af_model m;
+  af_model_init(&m, n, d, 1.0, AF_POST_LN);
+  double y0[64];
+  AFT_OK(af_init_state(y0, NULL, "gaussian", n, d, NAN, 4711));
+  double times[2] = {0.0, 10.0};
+  mpfr_t *ref = af_mp_vec_alloc(N, 320);
+  af_mp_work *wr = af_mp_work_alloc(n, d, 320);
+  af_mp_vec_set_d(ref, y0, N);
+  af_mp_opts o;
+  af_mp_opts_init(&o);
+  o.tol = 1e-60;
+  AFT_OK(af_mp_integrate(ref, times, 2, &m, &o, wr, NULL, NULL, NULL));
+  af_mp_work_free(wr);
+  af_mp_stats st[2];
+  double err[2];
+  rows_seen seen[2];
+  for (int fixed = 0; fixed < 2; fixed++) {
+    af_mp_work *w = af_mp_work_alloc(n, d, 192);
+    mpfr_t *y = af_mp_vec_alloc(N, 192), *yc = af_mp_vec_alloc(N, 320);
+    af_mp_vec_set_d(y, y0, N);
+    af_mp_opts_init(&o);
+    o.tol = 1e-40;
+    o.columns = fixed ? 14 : 0;
+    seen[fixed] = (rows_seen) {1000, 0, 0};
+    o.checkpoint = record_rows;
+    o.checkpoint_ctx = &seen[fixed];
+    AFT_OK(af_mp_integrate(y, times, 2, &m, &o, w, NULL, NULL, &st[fixed]));
+    for (size_t i = 0; i < N; i++)
+      mpfr_set(yc[i], y[i], MPFR_RNDN);
+    err[fixed] = af_mp_vec_maxdiff(yc, ref, N);
+    fprintf(stderr, "gbs %s: rows %u..%u, %lu steps, %lu evaluations, error "
+            "%.3g, err_est %.3g, err_global %.3g\n",
+            fixed ? "K = 14 fixed" : "order selection", seen[fixed].lo,
+            seen[fixed].hi, st[fixed].steps, st[fixed].nevals, err[fixed],
+            st[fixed].err_est, st[fixed].err_global);
+    ck_assert_uint_eq(st[fixed].order, 28);
+    ck_assert(err[fixed] <= st[fixed].err_est);
+    ck_assert(st[fixed].err_est <= 1e-40);
+    af_mp_vec_free(y, N);
+    af_mp_vec_free(yc, N);
+    af_mp_work_free(w);
+  }
+  ck_assert_uint_eq(seen[1].lo, 14);
+  ck_assert_uint_eq(seen[1].hi, 14);
+  ck_assert_uint_ge(seen[0].lo, 3);
+  ck_assert_uint_eq(seen[0].hi, 16); /* the selection reaches K + 2 */
+  ck_assert_uint_lt(st[0].nevals, st[1].nevals);
+  af_mp_vec_free(ref, N);
+}
+END_TEST
+
 START_TEST(test_error_estimate_honest)
 {
   /* The reported estimate is not optimistic: a 256-bit run at tol 1e-40
@@ -1167,6 +1245,7 @@ static Suite *mp_suite(void)
   tcase_add_test(in, test_bit_identical);
   tcase_add_test(in, test_error_estimate_honest);
   tcase_add_test(in, test_glob_transport);
+  tcase_add_test(in, test_gbs_order_selection);
   tcase_add_test(in, test_mix_ln_restart);
   tcase_add_test(in, test_integrate_contract);
   tcase_add_test(in, test_exact_input);

@@ -28,7 +28,10 @@
  *   uses only integer ratios.  T_{K,K} (order 2K) is the result and
  *   D = |T_{K,K} - T_{K,K-1}| its local error estimate: by the argument
  *   above it bounds the error of T_{K,K} whenever that is at most half the
- *   error of T_{K,K-1}.
+ *   error of T_{K,K-1}.  With the rows left to it (columns 0), K starts at
+ *   one row per 3 digits and moves by work per unit step (gbs_select)
+ *   up to two rows above that; the signed D is also carried to the end
+ *   for the global estimate err_global (mp_globerr.c).
  *
  * Both: error per unit step -- a step of length h is accepted when its
  * local estimate is <= tol h / span (span = the whole run's length), so
@@ -348,6 +351,11 @@ typedef struct {
   af_mp_taylor *tay;      /* mp-taylor: its series (mp_taylor.c)          */
   af_mp_glob *glob;       /* global estimate (mp_globerr.c), or NULL      */
   double *dvec, *ydbl;    /* a step's local error vector, its start (N)   */
+  /* GBS order selection: the rows the next step takes, in [kmin, kmax]
+   * (s = kmax rows are allocated); err1 = |T_{K-1,K-1} - T_{K-1,K-2}| of
+   * the last step (INFINITY for K < 3). */
+  unsigned kcur, kmin, kmax;
+  double err1;
 } mp_ctx;
 
 /* Numbers in c->K: GBS two rows of the table per row K, Gauss s stages,
@@ -416,6 +424,7 @@ static int ctx_init(mp_ctx *c, af_mp_method method, unsigned s, size_t N,
   c->N = N;
   c->prec = prec;
   c->s = s;
+  c->kcur = c->kmin = c->kmax = s;
   mpfr_inits2(prec, c->ts, c->hh, c->acc, c->tmp, (mpfr_ptr) 0);
   int ok = 1;
   if (method == AF_MP_GAUSS) {
@@ -667,8 +676,8 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
                     mp_ctx *c, const af_model *m, af_mp_work *w)
 {
   size_t N = c->N;
-  unsigned K = c->s;
-  mpfr_t *Tprev = c->K, *Tcur = c->K + (size_t) K * N;
+  unsigned K = c->kcur;
+  mpfr_t *Tprev = c->K, *Tcur = c->K + (size_t) c->s * N;
   int rc = af_mp_rhs(c->Y, t0, y0, m, w); /* f0, kept in c->Y */
   if (rc != AF_OK)
     return rc;
@@ -723,6 +732,10 @@ static int gbs_step(double *err, mpfr_t *y0, mpfr_srcptr t0, mpfr_srcptr H,
                Tprev[(size_t) (K - 1) * N + l], RND);
       c->dvec[l] = mpfr_get_d(c->tmp, RND);
     }
+  /* Row K - 1 is in Tcur now: its own estimate, for order selection. */
+  c->err1 = K >= 3 ? af_mp_vec_maxdiff(Tcur + (size_t) (K - 2) * N,
+                                       Tcur + (size_t) (K - 3) * N, N)
+                   : INFINITY;
   *err = K >= 2 ? af_mp_vec_maxdiff(Tprev + (size_t) (K - 1) * N,
                                     Tprev + (size_t) (K - 2) * N, N)
                 : INFINITY;
@@ -761,6 +774,7 @@ typedef struct {
   af_mp_ckpt ck;  /* identity fields set once; the rest per call */
   const af_mp_opts *o;
   int stopped;    /* the callback returned non-zero: do not call again */
+  const unsigned *kcur; /* mp-gbs: the rows of the next step, else NULL  */
 } mp_ck_run;
 
 /* Report the run's state to the checkpoint callback (if any). */
@@ -777,6 +791,7 @@ static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
   r->ck.piece_hi = hi;
   r->ck.t = t;
   r->ck.h = hd;
+  r->ck.columns = r->kcur != NULL ? *r->kcur : 0;
   r->ck.stats = *st;
   r->ck.stats.nevals = af_mp_work_nevals(w) - ev0;
   int rc = r->o->checkpoint(&r->ck, y, r->o->checkpoint_ctx);
@@ -805,6 +820,53 @@ static int no_progress(mpfr_srcptr t, double hd, mpfr_ptr rem)
   return mpfr_equal_p(rem, t);
 }
 
+/* Step factor h_new/h from a relative estimate errn against tol_local
+ * for an estimate whose h-power after dividing by h is q. */
+static double step_factor(double errn, double tol_local, double q)
+{
+  double fac = errn > 0 ? 0.9 * pow(tol_local / errn, 1.0 / q) : 4.0;
+  if (!(fac <= 4.0))
+    fac = 4.0;
+  if (fac < 0.2)
+    fac = 0.2;
+  return fac;
+}
+
+/* GBS order selection by work per unit step (Deuflhard, Numer. Math. 41
+ * (1983) 399-422; HNW I §II.9, "order and step size control", the rule of
+ * ODEX): a step with K rows costs A_K = 1 + K^2 evaluations (row k takes
+ * 2k - 1, f0 is shared), and the step each of the last two rows would
+ * allow is h fac_K and h fac_{K-1}, from their estimates.  The next step
+ * takes K - 1 rows if A_{K-1}/fac_{K-1} < 0.9 A_K/fac_K; after an
+ * accepted step, K + 1 rows with fac_K A_{K+1}/A_K if A_K/fac_K <
+ * A_{K-1}/fac_{K-1}; else K.  K stays in [kmin, kmax], and does not grow
+ * where the local tolerance is at the rounding floor (floored): there the
+ * rounding decides a step's accuracy, and more rows only add to it (the
+ * rows enter T_{K,K} with weights whose absolute sum grows with K, from
+ * 3.4 at K = 6 to 7.0 at K = 20; at 64 bits and tol 1e-18, K + 2 rows
+ * gave 3 times the error of K, tests/test_mp.c).  Returns the next K and
+ * the step factor in *fac (fac_K on entry). */
+static unsigned gbs_select(double *fac, const mp_ctx *c, double e1n,
+                           double tol_local, int accepted, int floored)
+{
+  unsigned K = c->kcur;
+  if (c->kmax == c->kmin || K < 3)
+    return K;
+  double f1 = step_factor(e1n, tol_local, 2.0 * K - 4);
+  double AK = 1.0 + (double) K * K, A1 = 1.0 + (double) (K - 1) * (K - 1);
+  double WK = AK / *fac, W1 = A1 / f1;
+  if (K - 1 >= c->kmin && W1 < 0.9 * WK) {
+    *fac = f1;
+    return K - 1;
+  }
+  if (accepted && !floored && K + 1 <= c->kmax && WK < W1) {
+    double A2 = 1.0 + (double) (K + 1) * (K + 1);
+    *fac = fmin(4.0, *fac * A2 / AK);
+    return K + 1;
+  }
+  return K;
+}
+
 /* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
  * run starts at t0 if given (the exact time of y), else at ta, and ends
  * at tbx if given (the exact end), else at tb.  k is the index of the
@@ -828,9 +890,9 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     mpfr_set(tend, tbx, RND);
   else
     mpfr_set_d(tend, tb, RND);
-  unsigned p = 2 * c->s;
-  /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2. */
-  double q = c->method == AF_MP_GAUSS ? (double) p : (double) (p - 2);
+  /* The estimate's h-power after dividing by h: Gauss 2s, GBS 2K - 2
+   * (K the rows of the step, c->kcur). */
+  double q = 2.0 * c->s;
   /* MP_NOISE_ULPS units of 2^-prec, relative to max(1, |y|_inf). */
   double noise = ldexp(MP_NOISE_ULPS, -(int) c->prec);
   int rc = AF_OK;
@@ -897,13 +959,15 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
      * estimate: below it the estimate is noise that no step size reduces
      * (see MP_NOISE_ULPS). */
     double tol_local = o->tol * hcur / span;
-    if (tol_local < noise)
+    int floored = tol_local < noise;
+    if (floored)
       tol_local = noise;
-    double fac = errn > 0 ? 0.9 * pow(tol_local / errn, 1.0 / q) : 4.0;
-    if (!(fac <= 4.0))
-      fac = 4.0;
-    if (fac < 0.2)
-      fac = 0.2;
+    if (c->method == AF_MP_GBS)
+      q = 2.0 * c->kcur - 2;
+    double fac = step_factor(errn, tol_local, q);
+    if (c->method == AF_MP_GBS)
+      c->kcur = gbs_select(&fac, c, c->err1 / scale, tol_local,
+                           errn <= tol_local, floored);
     if (errn <= tol_local) {
       if (c->glob != NULL) {
         af_mp_vec_get_d(c->ydbl, y, N);
@@ -1010,10 +1074,22 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   unsigned ord = o->method == AF_MP_TAYLOR ? s : 2 * s;
   size_t N = af_state_size(m->n, m->d);
   mpfr_prec_t prec = mpfr_get_prec(y[0]);
+  /* mp-gbs with its rows chosen from tol: order selection (gbs_select)
+   * in [3, K + 2], the table allocated for K + 2 rows.  Above K + 2 the
+   * last two entries stop bounding the kept one's error at the large
+   * steps the order allows (docs/performance.md: at K + 4, seed 2 of the
+   * benchmark lands at 1.5 times its err_est, and N.mp's nGPT case at
+   * 1.33 times). */
+  unsigned kmax = s;
+  if (o->method == AF_MP_GBS && o->columns == 0) {
+    kmax = s + 2 > AF_MP_GAUSS_MAX ? AF_MP_GAUSS_MAX : s + 2;
+  }
   mp_ctx c;
-  rc = ctx_init(&c, o->method, s, N, prec, m, w);
+  rc = ctx_init(&c, o->method, kmax, N, prec, m, w);
   if (rc != AF_OK)
     return rc;
+  c.kcur = s;
+  c.kmin = kmax > s ? (s < 3 ? s : 3) : s;
   st->err_global = c.glob != NULL ? 0.0 : NAN;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
   double span = td[ntimes - 1] - td[0];
@@ -1053,6 +1129,13 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
         return AF_EINVAL;
       }
     }
+    if (o->method == AF_MP_GBS) {
+      if (rs->columns < c.kmin || rs->columns > c.kmax) {
+        ctx_free(&c);
+        return AF_EINVAL;
+      }
+      c.kcur = rs->columns;
+    }
     *st = rs->stats;
     /* The transported vector is not in a checkpoint: a resumed run
      * reports no global estimate (theorems.md N3g). */
@@ -1076,6 +1159,8 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   ckr.ck.tol = o->tol;
   ckr.ck.len = N;
   ckr.ck.prec = prec;
+  if (o->method == AF_MP_GBS)
+    ckr.kcur = &c.kcur;
   mpfr_t tex, pend; /* exact time of y; exact end of a piece */
   mpfr_inits2(prec, tex, pend, (mpfr_ptr) 0);
   if (rs != NULL)
