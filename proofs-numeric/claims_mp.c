@@ -50,29 +50,13 @@ static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
   af_v_model(&m, c, MPC_N, MPC_D, 2.0, AF_NGPT);
   m.alpha = 1.5;
   m.alpha_decay = 0.5;
-  size_t N = af_state_size(MPC_N, MPC_D);
-  double *y0 = malloc(N * sizeof *y0);
-  mpfr_t *y = af_mp_vec_alloc(N, MPC_PREC);
-  mpfr_t *yr = af_mp_vec_alloc(N, MPC_REF_PREC);
-  mpfr_t *yc = af_mp_vec_alloc(N, MPC_REF_PREC);
-  int rc = (y0 && y && yr && yc) ? AF_OK : AF_ENOMEM;
-  if (rc == AF_OK)
-    rc = af_init_state(y0, NULL, "gaussian", MPC_N, MPC_D, NAN, 5300);
   af_mp_stats st, sr;
-  if (rc == AF_OK)
-    rc = af_claims_mp_run(y, y0, MPC_PREC, meth, MPC_TOL, MPC_T, &m, &st);
-  if (rc == AF_OK) { /* the reference with the model's faults too */
-    af_model clean = m;
-    clean.fault = 0;
-    rc = af_claims_mp_ref(yr, y0, MPC_REF_PREC, AF_MP_GBS, MPC_REF_TOL, MPC_T,
-                          &clean, &sr);
-  }
+  double err = 0;
+  int rc = af_claims_mp_error(&err, &st, &sr, &m, 5300, meth, MPC_PREC,
+                              MPC_TOL, MPC_REF_PREC, MPC_REF_TOL, MPC_T);
   if (rc != AF_OK) {
     af_v_error(r, rc, "N.mp");
   } else {
-    for (size_t i = 0; i < N; i++)
-      mpfr_set(yc[i], y[i], MPFR_RNDN); /* exact: 256 -> 384 bits */
-    double err = af_mp_vec_maxdiff(yc, yr, N);
     double q1 = st.err_est > 0 ? err / st.err_est : INFINITY;
     double q2 = st.err_est / MPC_TOL;
     af_v_le(r, fmax(q1, q2), fac, 0.0);
@@ -84,10 +68,6 @@ static void claim_mp(af_vresult *r, const af_vctx *c, int arg)
               st.order, st.steps, err, MPC_REF_PREC, MPC_REF_TOL,
               sr.err_est, st.err_est, q1, q2);
   }
-  free(y0);
-  af_mp_vec_free(y, y ? N : 0);
-  af_mp_vec_free(yr, yr ? N : 0);
-  af_mp_vec_free(yc, yc ? N : 0);
 }
 
 const af_claim af_claims_mp[] = {

@@ -50,29 +50,13 @@ static void claim_global(af_vresult *r, const af_vctx *c, int arg)
     seed = 5310;
     af_v_model(&m, c, n, MPG_D, arg == 1 ? 1.5 : 2.0, AF_POST_LN);
   }
-  size_t N = af_state_size(n, MPG_D);
-  double *y0 = malloc(N * sizeof *y0);
-  mpfr_t *y = af_mp_vec_alloc(N, K.prec);
-  mpfr_t *yr = af_mp_vec_alloc(N, K.ref_prec);
-  mpfr_t *yc = af_mp_vec_alloc(N, K.ref_prec);
-  int rc = (y0 && y && yr && yc) ? AF_OK : AF_ENOMEM;
-  if (rc == AF_OK)
-    rc = af_init_state(y0, NULL, "gaussian", n, MPG_D, NAN, seed);
   af_mp_stats st, sr;
-  if (rc == AF_OK)
-    rc = af_claims_mp_run(y, y0, K.prec, AF_MP_GBS, K.tol, T, &m, &st);
-  if (rc == AF_OK) { /* the reference without the model's faults */
-    af_model clean = m;
-    clean.fault = 0;
-    rc = af_claims_mp_ref(yr, y0, K.ref_prec, AF_MP_GBS, K.ref_tol, T,
-                          &clean, &sr);
-  }
+  double err = 0;
+  int rc = af_claims_mp_error(&err, &st, &sr, &m, seed, AF_MP_GBS, K.prec,
+                              K.tol, K.ref_prec, K.ref_tol, T);
   if (rc != AF_OK)
     af_v_error(r, rc, "N.mp.global");
   else {
-    for (size_t i = 0; i < N; i++)
-      mpfr_set(yc[i], y[i], MPFR_RNDN); /* exact: more bits */
-    double err = af_mp_vec_maxdiff(yc, yr, N);
     double g = st.err_global;
     double q = (err > 0 && g > 0) ? fmax(g / err, err / g) : INFINITY;
     af_v_le(r, q, af_v_tol(c, "N.mp.global"), 0.0);
@@ -85,10 +69,6 @@ static void claim_global(af_vresult *r, const af_vctx *c, int arg)
               (long) K.ref_prec, K.ref_tol, g, g / err, st.err_est,
               st.err_est / err);
   }
-  free(y0);
-  af_mp_vec_free(y, y ? N : 0);
-  af_mp_vec_free(yr, yr ? N : 0);
-  af_mp_vec_free(yc, yc ? N : 0);
 }
 
 const af_claim af_claims_mpglobal[] = {

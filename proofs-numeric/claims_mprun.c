@@ -4,6 +4,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include <math.h>
 #include <stdlib.h>
 
 #include "claims_mprun.h"
@@ -125,4 +126,37 @@ int af_claims_mp_ref(mpfr_t *y, const double *y0, mpfr_prec_t prec,
   ref_cache.st = *st;
   ref_cache.valid = 1;
   return AF_OK;
+}
+
+int af_claims_mp_error(double *err, af_mp_stats *st, af_mp_stats *sr,
+                       const af_model *m, unsigned long seed,
+                       af_mp_method meth, mpfr_prec_t prec, double tol,
+                       mpfr_prec_t ref_prec, double ref_tol, double T)
+{
+  size_t N = af_state_size(m->n, m->d);
+  double *y0 = malloc(N * sizeof *y0);
+  mpfr_t *y = af_mp_vec_alloc(N, prec);
+  mpfr_t *yr = af_mp_vec_alloc(N, ref_prec);
+  mpfr_t *yc = af_mp_vec_alloc(N, ref_prec);
+  int rc = (y0 && y && yr && yc) ? AF_OK : AF_ENOMEM;
+  if (rc == AF_OK)
+    rc = af_init_state(y0, NULL, "gaussian", m->n, m->d, NAN, seed);
+  if (rc == AF_OK)
+    rc = af_claims_mp_run(y, y0, prec, meth, tol, T, m, st);
+  if (rc == AF_OK) { /* the reference without the model's faults */
+    af_model clean = *m;
+    clean.fault = 0;
+    rc = af_claims_mp_ref(yr, y0, ref_prec, AF_MP_GBS, ref_tol, T, &clean,
+                          sr);
+  }
+  if (rc == AF_OK) {
+    for (size_t i = 0; i < N; i++)
+      mpfr_set(yc[i], y[i], MPFR_RNDN); /* exact: ref_prec >= prec */
+    *err = af_mp_vec_maxdiff(yc, yr, N);
+  }
+  free(y0);
+  af_mp_vec_free(y, y ? N : 0);
+  af_mp_vec_free(yr, yr ? N : 0);
+  af_mp_vec_free(yc, yc ? N : 0);
+  return rc;
 }

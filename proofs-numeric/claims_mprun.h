@@ -17,6 +17,16 @@ typedef struct {
 
 af_claims_mp_level af_claims_mp_level_at(const af_vctx *c);
 
+/* *err = max |y - y_ref| at t = T: y the run of m by method meth at
+ * prec bits and tol (statistics in *st), y_ref mp-gbs at ref_prec bits
+ * and ref_tol on m without its faults (af_claims_mp_ref, statistics in
+ * *sr), both from the Gaussian start of the given seed.  AF_OK, or the
+ * code of whatever failed (memory, the start, a run). */
+int af_claims_mp_error(double *err, af_mp_stats *st, af_mp_stats *sr,
+                       const af_model *m, unsigned long seed,
+                       af_mp_method meth, mpfr_prec_t prec, double tol,
+                       mpfr_prec_t ref_prec, double ref_tol, double T);
+
 /* y (N = af_state_size(n, d) numbers at prec bits, allocated by the
  * caller) = the state at t = T of the run of m from y0 by method meth at
  * tolerance tol, output times 0, T/2, T; statistics into st.  AF_OK or

@@ -679,36 +679,14 @@ START_TEST(test_bit_identical)
 }
 END_TEST
 
-/* Classical RK4 in double with the library's field, for test_glob_transport. */
-static void rk4_double(double *y, size_t N, double t, double h, int steps,
-                       const af_model *m, af_work *w)
-{
-  double *k = malloc(4 * N * sizeof *k), *z = malloc(N * sizeof *z);
-  ck_assert(k && z);
-  double hs = h / steps;
-  for (int s = 0; s < steps; s++) {
-    double ts = t + s * hs;
-    ck_assert_int_eq(af_rhs(k, ts, y, m, w), AF_OK);
-    for (size_t i = 0; i < N; i++) z[i] = y[i] + 0.5 * hs * k[i];
-    ck_assert_int_eq(af_rhs(k + N, ts + 0.5 * hs, z, m, w), AF_OK);
-    for (size_t i = 0; i < N; i++) z[i] = y[i] + 0.5 * hs * k[N + i];
-    ck_assert_int_eq(af_rhs(k + 2 * N, ts + 0.5 * hs, z, m, w), AF_OK);
-    for (size_t i = 0; i < N; i++) z[i] = y[i] + hs * k[2 * N + i];
-    ck_assert_int_eq(af_rhs(k + 3 * N, ts + hs, z, m, w), AF_OK);
-    for (size_t i = 0; i < N; i++)
-      y[i] += hs / 6 * (k[i] + 2 * k[N + i] + 2 * k[2 * N + i] + k[3 * N + i]);
-  }
-  free(k);
-  free(z);
-}
-
 START_TEST(test_glob_transport)
 {
   /* af_mp_glob_step (theorems.md N3g): g_new = Phi(t + h, t) g + d, with
    * Phi the linearization of the flow, against the difference of two
    * trajectories of the double field from y and y + eps g (eps = 1e-7:
    * second-order terms ~ eps |g|^2 L, 1e-7 relative; the trajectories by
-   * RK4 with 2000 steps share their truncation error).  Pre-LN (the radii
+   * af_integrate's rk4 with 2000 equal steps share their truncation
+   * error).  Pre-LN (the radii
    * move) and nGPT with alpha(t) (the field depends on t), one step of
    * 0.7 from t = 0.4, and d added once. */
   const af_scheme_id sch[2] = {AF_PRE_LN, AF_NGPT};
@@ -740,8 +718,13 @@ START_TEST(test_glob_transport)
     ck_assert(w != NULL);
     for (size_t i = 0; i < N; i++)
       yp[i] = y[i] + eps * g[i];
-    rk4_double(y, N, t, h, 2000, &m, w);
-    rk4_double(yp, N, t, h, 2000, &m, w);
+    af_integ_opts io;
+    af_integ_opts_init(&io);
+    io.method = AF_METHOD_RK4;
+    io.h = h / 2000;
+    const double span[2] = {t, t + h};
+    AFT_OK(af_integrate(y, span, 2, &m, &io, w, NULL, NULL, NULL));
+    AFT_OK(af_integrate(yp, span, 2, &m, &io, w, NULL, NULL, NULL));
     double dev = 0, mx = 0;
     for (size_t i = 0; i < N; i++) {
       double want = (yp[i] - y[i]) / eps + dv[i];

@@ -1081,15 +1081,14 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
    * benchmark lands at 1.5 times its err_est, and N.mp's nGPT case at
    * 1.33 times). */
   unsigned kmax = s;
-  if (o->method == AF_MP_GBS && o->columns == 0) {
+  if (o->method == AF_MP_GBS && o->columns == 0)
     kmax = s + 2 > AF_MP_GAUSS_MAX ? AF_MP_GAUSS_MAX : s + 2;
-  }
   mp_ctx c;
   rc = ctx_init(&c, o->method, kmax, N, prec, m, w);
   if (rc != AF_OK)
     return rc;
   c.kcur = s;
-  c.kmin = kmax > s ? (s < 3 ? s : 3) : s;
+  c.kmin = kmax > s ? 3 : s; /* default_order is at least 3 */
   st->err_global = c.glob != NULL ? 0.0 : NAN;
   unsigned long maxsteps = o->max_steps ? o->max_steps : 1000000UL;
   double span = td[ntimes - 1] - td[0];
