@@ -29,12 +29,15 @@
  * and when the run ends or fails, the state is written atomically
  * (af_write_atomic: temporary file, fsync, rename):
  *
- *   # attnflow checkpoint v2
+ *   # attnflow checkpoint v3
  *   params <the parameters that define the run, one line>
  *   method, order, tol, precision, len, event, status, next_out,
  *   piece_lo, piece_hi, h, steps, rejected, nevals, err_est, t_reached,
- *   ncalls, nobs, columns (one "key value" line each; doubles in C99 %a;
- *                     columns: mp-gbs's rows for the next step, new in v2)
+ *   ncalls, nobs, columns, ctl_h, ctl_err (one "key value" line each;
+ *                     doubles in C99 %a; columns: mp-gbs's rows for the
+ *                     next step, new in v2; ctl_h, ctl_err: its step
+ *                     control's memory of the last accepted step, new in
+ *                     v3)
  *   t <%Ra>
  *   y <%Ra>           (len lines: the state)
  *   row <%Ra> ...     (the output rows already computed)
@@ -48,8 +51,9 @@
  * once and the run goes on, so its output is still written.
  *
  * --resume PATH reads it back exactly and continues: the step sequence
- * depends only on (t, y, h) and the piece of the field (attnflow_mp.h),
- * so the resumed run is bit-identical to the uninterrupted one (rows,
+ * depends only on (t, y, h), the piece of the field, and mp-gbs's rows
+ * and step control memory (attnflow_mp.h), so the resumed run is
+ * bit-identical to the uninterrupted one (rows,
  * statistics and error estimate).  Parameters that differ from the
  * checkpoint's are a usage error naming the first one.
  */
@@ -70,7 +74,7 @@
 #include "internal.h"
 
 #define RND MPFR_RNDN
-#define CK_MAGIC "# attnflow checkpoint v2"
+#define CK_MAGIC "# attnflow checkpoint v3"
 #define CK_CHECKSUM "checksum fnv1a64 "
 
 /* Provenance keys that do not change the numbers of a run: they may
@@ -210,6 +214,7 @@ static int af_mp_ck_writer(FILE *f, void *vctx) {
                  s->steps, s->rejected, s->nevals, s->err_est) < 0;
   bad |= fprintf(f, "t_reached %a\nncalls %zu\nnobs %zu\ncolumns %u\n",
                  s->t_reached, x->ncalls, x->c->nobs, ck->columns) < 0;
+  bad |= fprintf(f, "ctl_h %a\nctl_err %a\n", ck->ctl_h, ck->ctl_err) < 0;
   bad |= mpfr_fprintf(f, "t %Ra\n", ck->t) < 0;
   for (size_t i = 0; i < x->N && !bad; i++)
     bad |= mpfr_fprintf(f, "y %Ra\n", x->cky[i]) < 0;
@@ -327,7 +332,7 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
       "params", "method", "order", "tol", "precision", "len", "event",
       "status", "next_out", "piece_lo", "piece_hi", "h", "steps",
       "rejected", "nevals", "err_est", "t_reached", "ncalls", "nobs",
-      "columns"};
+      "columns", "ctl_h", "ctl_err"};
   enum { NK = sizeof keys / sizeof keys[0] };
   /* Longest valid line: a row of nobs values of prec bits (%Ra: about
    * prec/4 hex digits and an exponent each), or the parameters. */
@@ -349,7 +354,8 @@ static int af_mp_ck_read(af_mp_ckpt *ck, af_mp_run *x, FILE *f, size_t *line,
   double *const dv[NK] = {[3] = &ck->tol, [9] = &ck->piece_lo,
                           [10] = &ck->piece_hi, [11] = &ck->h,
                           [15] = &ck->stats.err_est,
-                          [16] = &ck->stats.t_reached};
+                          [16] = &ck->stats.t_reached, [20] = &ck->ctl_h,
+                          [21] = &ck->ctl_err};
   unsigned long *const uv[NK] = {[12] = &ck->stats.steps,
                                  [13] = &ck->stats.rejected,
                                  [14] = &ck->stats.nevals};

@@ -192,8 +192,9 @@ typedef struct {
 
 /* Checkpoints: everything af_mp_integrate needs to continue a run so
  * that the rest of it is bit-identical to the uninterrupted run.  The
- * step sequence depends only on (t, y, h) and the piece being
- * integrated (no stage values or controller history are carried between
+ * step sequence depends only on (t, y, h), the piece being integrated
+ * and, for mp-gbs, the rows of the next step and the step control's
+ * memory of the last accepted step (no stage values are carried between
  * steps), and the counters make the statistics continue too. */
 typedef enum {
   AF_MP_CK_STEP = 0, /* after an accepted step                            */
@@ -220,6 +221,10 @@ typedef struct {
   double h;            /* step the controller tries next                  */
   unsigned columns;    /* mp-gbs: the rows of the table the next step
                           takes (order selection); 0 for the others       */
+  double ctl_h, ctl_err; /* mp-gbs: the step control's memory, the last
+                          accepted step's length (0: none) and its
+                          estimate over its local tolerance; 0 for the
+                          others                                          */
   af_mp_stats stats;   /* counters so far                                 */
 } af_mp_ckpt;
 

@@ -286,13 +286,13 @@ if [ -f "$tmp/k/ck" ]; then
   bad "--resume with other observables" 2 $CK --observables t,gap_max --resume "$tmp/ck"
   head -c 300 "$tmp/ck" >"$tmp/ck.trunc"
   bad "--resume of a truncated checkpoint" 1 $CK --resume "$tmp/ck.trunc"
-  sed '23s/^y /y z/' "$tmp/ck" >"$tmp/ck.bad"
+  sed '25s/^y /y z/' "$tmp/ck" >"$tmp/ck.bad"
   bad "--resume of a malformed value" 1 $CK --resume "$tmp/ck.bad"
-  if grep -q '^attnflow: --resume .*ck.bad:23: ' "$tmp/stderr" 2>/dev/null ||
-     (cd "$out" && "$AF" $CK --resume "$tmp/ck.bad" 2>&1 | grep -q 'ck.bad:23: '); then
-    ok "malformed checkpoint: the message names line 23"
+  if grep -q '^attnflow: --resume .*ck.bad:25: ' "$tmp/stderr" 2>/dev/null ||
+     (cd "$out" && "$AF" $CK --resume "$tmp/ck.bad" 2>&1 | grep -q 'ck.bad:25: '); then
+    ok "malformed checkpoint: the message names line 25"
   else
-    notok "malformed checkpoint line" "no ':23:' in the message"
+    notok "malformed checkpoint line" "no ':25:' in the message"
   fi
   rm -rf "$out" && mkdir "$out"
 fi

@@ -375,12 +375,82 @@ START_TEST(test_ref_roundtrip)
 }
 END_TEST
 
+START_TEST(test_checkpoint_resume_memory)
+{
+  /* mp-gbs's predictive step factor (gbs_predict) reads the last accepted
+   * step's length and estimate, which a checkpoint carries (ctl_h,
+   * ctl_err): clustering Post-LN tokens, where the estimate grows from step
+   * to step and the predictive factor decides steps, resumed from every
+   * checkpoint, end bit-identical to the uninterrupted run.  A resume that
+   * drops the memory ends elsewhere (checked here by zeroing ctl_h in a
+   * copy of the checkpoint). */
+  const size_t n = 6, d = 3, N = n * d + n;
+  const mpfr_prec_t P = 128;
+  double y0[32];
+  aft_random_state(y0, n, d, aft_seed(7));
+  af_model m;
+  af_model_init(&m, n, d, 2.0, AF_POST_LN);
+  const double times[2] = {0, 5.0};
+  af_mp_work *w = af_mp_work_alloc(n, d, P);
+  af_mp_opts o;
+  af_mp_opts_init(&o);
+  o.method = AF_MP_GBS;
+  o.tol = 1e-25;
+  ck_log L = {0, 0, N, NULL, NULL, NULL, -1, 0, 0};
+  o.checkpoint = ck_log_fn;
+  o.checkpoint_ctx = &L;
+  mpfr_t *ya = af_mp_vec_alloc(N, P);
+  af_mp_vec_set_d(ya, y0, N);
+  af_mp_stats sa;
+  AFT_OK(af_mp_integrate(ya, times, 2, &m, &o, w, NULL, NULL, &sa));
+  ck_assert_uint_eq(L.count, sa.steps + 1);
+  size_t with_memory = 0, differ = 0;
+  for (size_t k = 0; k + 1 < L.count; k++) {
+    const af_mp_ckpt *ck = &L.ck[k];
+    ck_assert(ck->ctl_h >= 0 && ck->ctl_err >= 0);
+    for (int drop = 0; drop <= (ck->ctl_h > 0); drop++) {
+      af_mp_ckpt c2 = *ck;
+      if (drop)
+        c2.ctl_h = 0;
+      mpfr_t *yb = af_mp_vec_alloc(N, P);
+      af_mp_vec_set(yb, L.y[k], N);
+      af_mp_opts ob = o;
+      ob.checkpoint = NULL;
+      ob.resume = &c2;
+      af_mp_stats sb;
+      af_mp_work *w2 = af_mp_work_alloc(n, d, P);
+      AFT_OK(af_mp_integrate(yb, times, 2, &m, &ob, w2, NULL, NULL, &sb));
+      int same = sb.steps == sa.steps && sb.nevals == sa.nevals
+                 && same_bits(sb.err_est, sa.err_est);
+      for (size_t i = 0; i < N; i++)
+        same = same && mpfr_equal_p(ya[i], yb[i]);
+      if (!drop)
+        ck_assert_msg(same, "checkpoint %zu: the resumed run differs", k);
+      else {
+        with_memory++;
+        differ += !same;
+      }
+      af_mp_work_free(w2);
+      af_mp_vec_free(yb, N);
+    }
+  }
+  fprintf(stderr, "mp-gbs memory: %zu checkpoints, %zu with a memory; "
+          "dropping it changed the run from %zu of them\n", L.count,
+          with_memory, differ);
+  ck_assert_uint_gt(differ, 0);
+  ck_log_free(&L);
+  af_mp_vec_free(ya, N);
+  af_mp_work_free(w);
+}
+END_TEST
+
 static Suite *mp_files_suite(void)
 {
   Suite *s = suite_create("mp_files");
   TCase *ck = tcase_create("checkpoint");
   tcase_set_timeout(ck, 120);
   tcase_add_test(ck, test_checkpoint_resume);
+  tcase_add_test(ck, test_checkpoint_resume_memory);
   suite_add_tcase(s, ck);
   TCase *rf = tcase_create("reference");
   tcase_add_test(rf, test_ref_roundtrip);

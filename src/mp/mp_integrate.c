@@ -43,8 +43,10 @@
  * here contract, and tests/test_mp.c checks the estimate against a run at
  * twice the precision and a tighter tolerance.)  The error norm is the max
  * norm divided by max(1, |y|_inf).  Step-size controller: h_new = h
- * min(4, max(1/5, 0.9 (tol_local/err)^(1/q))) with q the order of the
- * estimate's h-dependence after dividing by h.  Control arithmetic is in
+ * min(4, max(1/5, (aim tol_local/err)^(1/q))) with q the order of the
+ * estimate's h-dependence after dividing by h, and aim = 0.9^q (mp-gauss:
+ * the safety factor 0.9 on the step) or 1/4 (mp-gbs, with the predictive
+ * factor of gbs_predict).  Control arithmetic is in
  * double (it decides step sizes, never values); the state and time are
  * MPFR at the working precision, and step ends hit the breakpoints and
  * output times exactly.
@@ -220,6 +222,9 @@ typedef struct {
    * the last step (INFINITY for K < 3). */
   unsigned kcur, kmin, kmax;
   double err1;
+  /* GBS step control's memory (gbs_predict): the last accepted step's
+   * length (0: none to use) and its estimate over its local tolerance. */
+  double ctl_h, ctl_err;
 } mp_ctx;
 
 /* Numbers in c->K: GBS two rows of the table per row K, Gauss s stages,
@@ -638,7 +643,8 @@ typedef struct {
   af_mp_ckpt ck;  /* identity fields set once; the rest per call */
   const af_mp_opts *o;
   int stopped;    /* the callback returned non-zero: do not call again */
-  const unsigned *kcur; /* mp-gbs: the rows of the next step, else NULL  */
+  const mp_ctx *gbs; /* mp-gbs: its next rows and step control's memory,
+                        else NULL */
 } mp_ck_run;
 
 /* Report the run's state to the checkpoint callback (if any). */
@@ -655,7 +661,9 @@ static int ck_call(mp_ck_run *r, af_mp_ck_event ev, int status, size_t k,
   r->ck.piece_hi = hi;
   r->ck.t = t;
   r->ck.h = hd;
-  r->ck.columns = r->kcur != NULL ? *r->kcur : 0;
+  r->ck.columns = r->gbs != NULL ? r->gbs->kcur : 0;
+  r->ck.ctl_h = r->gbs != NULL ? r->gbs->ctl_h : 0;
+  r->ck.ctl_err = r->gbs != NULL ? r->gbs->ctl_err : 0;
   r->ck.stats = *st;
   r->ck.stats.nevals = af_mp_work_nevals(w) - ev0;
   int rc = r->o->checkpoint(&r->ck, y, r->o->checkpoint_ctx);
@@ -684,11 +692,14 @@ static int no_progress(mpfr_srcptr t, double hd, mpfr_ptr rem)
   return mpfr_equal_p(rem, t);
 }
 
-/* Step factor h_new/h from a relative estimate errn against tol_local
- * for an estimate whose h-power after dividing by h is q. */
-static double step_factor(double errn, double tol_local, double q)
+/* Step factor h_new/h, safety (tol_aim/errn)^(1/q), from a relative
+ * estimate errn, for an estimate whose h-power after dividing by h is q;
+ * in [1/5, 4].  mp-gauss: safety 0.9 and tol_aim the local tolerance;
+ * mp-gbs: safety 1 and tol_aim a quarter of it (MP_GBS_AIM). */
+static double step_factor(double errn, double tol_aim, double q,
+                          double safety)
 {
-  double fac = errn > 0 ? 0.9 * pow(tol_local / errn, 1.0 / q) : 4.0;
+  double fac = errn > 0 ? safety * pow(tol_aim / errn, 1.0 / q) : 4.0;
   if (!(fac <= 4.0))
     fac = 4.0;
   if (fac < 0.2)
@@ -711,12 +722,12 @@ static double step_factor(double errn, double tol_local, double q)
  * gave 3 times the error of K, tests/test_mp.c).  Returns the next K and
  * the step factor in *fac (fac_K on entry). */
 static unsigned gbs_select(double *fac, const mp_ctx *c, double e1n,
-                           double tol_local, int accepted, int floored)
+                           double tol_aim, int accepted, int floored)
 {
   unsigned K = c->kcur;
   if (c->kmax == c->kmin || K < 3)
     return K;
-  double f1 = step_factor(e1n, tol_local, 2.0 * K - 4);
+  double f1 = step_factor(e1n, tol_aim, 2.0 * K - 4, 1.0);
   double AK = 1.0 + (double) K * K, A1 = 1.0 + (double) (K - 1) * (K - 1);
   double WK = AK / *fac, W1 = A1 / f1;
   if (K - 1 >= c->kmin && W1 < 0.9 * WK) {
@@ -729,6 +740,39 @@ static unsigned gbs_select(double *fac, const mp_ctx *c, double e1n,
     return K + 1;
   }
   return K;
+}
+
+/* Where the step control aims a step's estimate, as a fraction of the
+ * local tolerance.  mp-gauss: the classical safety factor 0.9 on the step,
+ * which at order q aims at 0.9^q of it (0.018 at q = 38).  mp-gbs: a
+ * quarter of it, and the predictive factor below, so that the sum of the
+ * local estimates comes near tol instead of 0.02 tol (docs/performance.md:
+ * on the benchmark's five starts at 1e-60 the errors land 20-56 times
+ * below tol instead of 54-285 times, in about the same evaluations; 0.25
+ * with the safety factor alone cost 3-8 % more by rejected steps). */
+#define MP_GBS_AIM 0.25
+
+/* mp-gbs: the predictive step factor (Gustafsson, ACM TOMS 20 (1994)
+ * 496-517; HNW II §IV.8, as RADAU5 applies it).  Along these flows a
+ * step's estimate changes with t as much as with h (it grows by 20-50
+ * times a step while the tokens gather, so a factor aimed at the last
+ * estimate alone overshoots into a rejection): with e_n = err/tol_local
+ * of this step and e_{n-1} of the last accepted one (same rows), the
+ * trend e_{n-1}/e_n is assumed to go on,
+ *   fac_pred = (h_n/h_{n-1}) (aim/e_n)^(1/q) (e_{n-1}/e_n)^(1/q),
+ * and the step takes min(fac, fac_pred); e_{n-1} is kept at least 1/100
+ * (RADAU5's floor), so a step far below its tolerance does not make the
+ * next one shrink.  Returns fac unchanged without a usable last step. */
+static double gbs_predict(const mp_ctx *c, double fac, double hcur,
+                          double en, double q)
+{
+  if (!(c->ctl_h > 0) || !(en > 0))
+    return fac;
+  double fp = (hcur / c->ctl_h) * pow(MP_GBS_AIM / en, 1.0 / q)
+              * pow(c->ctl_err / en, 1.0 / q);
+  if (fp < 0.2)
+    fp = 0.2;
+  return fp < fac ? fp : fac;
 }
 
 /* Integrate one piece [ta, tb] of the field; *hd carries the step.  The
@@ -828,10 +872,26 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       tol_local = noise;
     if (c->method == AF_MP_GBS)
       q = 2.0 * c->kcur - 2;
-    double fac = step_factor(errn, tol_local, q);
-    if (c->method == AF_MP_GBS)
-      c->kcur = gbs_select(&fac, c, c->err1 / scale, tol_local,
-                           errn <= tol_local, floored);
+    int gbs = c->method == AF_MP_GBS;
+    double aim = gbs ? MP_GBS_AIM : 1.0;
+    double fac = step_factor(errn, aim * tol_local, q, gbs ? 1.0 : 0.9);
+    if (c->method == AF_MP_GBS) {
+      unsigned Kstep = c->kcur;
+      int acc = errn <= tol_local;
+      if (acc && !last) /* a step cut short to a piece's end has a
+                           small estimate that says nothing of the trend */
+        fac = gbs_predict(c, fac, hcur, errn / tol_local, q);
+      c->kcur = gbs_select(&fac, c, c->err1 / scale, aim * tol_local, acc,
+                           floored);
+      /* The memory of an accepted step that was not cut short to a
+       * piece's end, while the rows stay (the trend is one order's). */
+      if (acc && !last) {
+        c->ctl_h = hcur;
+        c->ctl_err = fmax(errn / tol_local, 0.01);
+      }
+      if (c->kcur != Kstep)
+        c->ctl_h = 0;
+    }
     if (errn <= tol_local) {
       if (c->glob != NULL) {
         af_mp_vec_get_d(c->ydbl, y, N);
@@ -993,11 +1053,15 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
       }
     }
     if (o->method == AF_MP_GBS) {
-      if (rs->columns < c.kmin || rs->columns > c.kmax) {
+      if (rs->columns < c.kmin || rs->columns > c.kmax
+          || !(rs->ctl_h >= 0) || !isfinite(rs->ctl_h)
+          || !(rs->ctl_err >= 0) || !isfinite(rs->ctl_err)) {
         ctx_free(&c);
         return AF_EINVAL;
       }
       c.kcur = rs->columns;
+      c.ctl_h = rs->ctl_h;
+      c.ctl_err = rs->ctl_err;
     }
     *st = rs->stats;
     /* The transported vector is not in a checkpoint: a resumed run
@@ -1023,7 +1087,7 @@ static int mp_integrate(mpfr_t *y, const double *td, mpfr_t *tx,
   ckr.ck.len = N;
   ckr.ck.prec = prec;
   if (o->method == AF_MP_GBS)
-    ckr.kcur = &c.kcur;
+    ckr.gbs = &c;
   mpfr_t tex, pend; /* exact time of y; exact end of a piece */
   mpfr_inits2(prec, tex, pend, (mpfr_ptr) 0);
   if (rs != NULL)
