@@ -748,13 +748,14 @@ static unsigned gbs_select(double *fac, const mp_ctx *c, double e1n,
  * quarter of it, and the predictive factor below, so that the sum of the
  * local estimates comes near tol instead of 0.02 tol (docs/performance.md:
  * on the benchmark's five starts at 1e-60 the errors land 20-56 times
- * below tol instead of 54-285 times, in about the same evaluations; 0.25
- * with the safety factor alone cost 3-8 % more by rejected steps). */
+ * below tol instead of 54-285 times, in about the same evaluations; an
+ * aim of 0.05 to 0.2 without the predictive factor took up to 17 % more
+ * evaluations by rejected steps). */
 #define MP_GBS_AIM 0.25
 
 /* mp-gbs: the predictive step factor (Gustafsson, ACM TOMS 20 (1994)
  * 496-517; HNW II §IV.8, as RADAU5 applies it).  Along these flows a
- * step's estimate changes with t as much as with h (it grows by 20-50
+ * step's estimate changes with t as much as with h (it grows by 20-60
  * times a step while the tokens gather, so a factor aimed at the last
  * estimate alone overshoots into a rejection): with e_n = err/tol_local
  * of this step and e_{n-1} of the last accepted one (same rows), the
