@@ -63,6 +63,8 @@ typedef struct {
  * level's precision and tolerance against its reference. */
 static int run_case(mpg_case *x, const af_vctx *c, int arg)
 {
+  if (arg < 0 || arg > 2)
+    return AF_EINVAL;
   unsigned long seed;
   x->K = af_claims_mp_level_at(c);
   if (arg == 0) {
@@ -88,8 +90,6 @@ static int run_case(mpg_case *x, const af_vctx *c, int arg)
     double err;
     af_mp_stats st;
   } memo[3];
-  if (arg < 0 || arg > 2)
-    return AF_EINVAL;
   if (memo[arg].valid && memo[arg].level == c->level
       && memo[arg].fault == c->fault) {
     x->err = memo[arg].err;

@@ -871,14 +871,14 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
     int floored = tol_local < noise;
     if (floored)
       tol_local = noise;
-    if (c->method == AF_MP_GBS)
-      q = 2.0 * c->kcur - 2;
     int gbs = c->method == AF_MP_GBS;
+    if (gbs)
+      q = 2.0 * c->kcur - 2;
     double aim = gbs ? MP_GBS_AIM : 1.0;
     double fac = step_factor(errn, aim * tol_local, q, gbs ? 1.0 : 0.9);
-    if (c->method == AF_MP_GBS) {
+    int acc = errn <= tol_local;
+    if (gbs) {
       unsigned Kstep = c->kcur;
-      int acc = errn <= tol_local;
       if (acc && !last) /* a step cut short to a piece's end has a
                            small estimate that says nothing of the trend */
         fac = gbs_predict(c, fac, hcur, errn / tol_local, q);
@@ -893,7 +893,7 @@ static int integrate_piece(mpfr_t *y, double ta, double tb, mpfr_srcptr t0,
       if (c->kcur != Kstep)
         c->ctl_h = 0;
     }
-    if (errn <= tol_local) {
+    if (acc) {
       if (c->glob != NULL) {
         af_mp_vec_get_d(c->ydbl, y, N);
         int grc = af_mp_glob_step(c->glob, mpfr_get_d(t, RND), hcur, c->ydbl,
