@@ -77,7 +77,8 @@ const char *af_version(void);
 /* Commit the library was built from ("unknown" outside a checkout). */
 const char *af_commit(void);
 /* The CBLAS library of the level-3 products: a file name such as
- * "libopenblas.so.0", or GSL's CBLAS; NULL while this process has computed
+ * "libopenblas.so.0 (core Haswell)" (OpenBLAS: with the kernel set it
+ * chose, openblas_get_corename), or GSL's CBLAS; NULL while this process has computed
  * no product with it (small cases are computed in-house).  It is loaded at
  * the first product; the environment variable AF_BLAS, read then, names
  * another library to load ("" = GSL's CBLAS). */

@@ -16,6 +16,7 @@
  * accuracy bounds do not. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,8 +56,17 @@ static void af_blas_bind(void)
     dlclose(h);
     return;
   }
-  /* a copy: getenv's string may change with the environment */
-  char *name = strdup(lib);
+  /* a copy: getenv's string may change with the environment; with
+   * OpenBLAS's kernel set, whose rounding the products carry */
+  char *(*corename)(void);
+  *(void **) &corename = dlsym(h, "openblas_get_corename");
+  const char *core = corename != NULL ? corename() : NULL;
+  size_t len = strlen(lib) + (core != NULL ? strlen(core) + 9 : 0) + 1;
+  char *name = malloc(len);
+  if (name != NULL && core != NULL)
+    snprintf(name, len, "%s (core %s)", lib, core);
+  else if (name != NULL)
+    snprintf(name, len, "%s", lib);
   f.name = name != NULL ? name : AF_BLAS_LIBRARY;
   af_blas_table = f;
 }
