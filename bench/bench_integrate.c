@@ -3,7 +3,9 @@
  *   bench_integrate N D BETA PATH T RTOL ATOL [REPS]
  *
  * Post-LN, softmax, Q = K = V = I, rk8pd from the start file PATH (read as
- * 'attnflow run --init file:PATH' reads it) to time T; prints the minimum
+ * 'attnflow run --init file:PATH' reads it) to time T, its first step by
+ * the starting-step rule (h = 0) as 'attnflow run' chooses it without
+ * --h, or H with the environment variable AF_H=H; prints the minimum
  * process CPU time over REPS runs (default 20), the number of evaluations
  * and the time per evaluation as key=value pairs.  The whole-process figure
  * of 'attnflow run' adds loading the shared libraries, parsing and output;
@@ -57,6 +59,7 @@ int main(int argc, char **argv)
   af_integ_opts_init(&o);
   o.rtol = strtod(argv[6], NULL);
   o.atol = strtod(argv[7], NULL);
+  o.h = getenv("AF_H") ? strtod(getenv("AF_H"), NULL) : 0;
   double times[2] = {0, T}, best = 1e300;
   af_integ_stats st;
   for (int r = 0; r < reps; r++) {

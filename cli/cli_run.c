@@ -99,7 +99,10 @@ static int af_run_integrate(af_run_ctx *x) {
   x->ran = 1;
   x->ncalls = 0;
   memset(&x->stats, 0, sizeof x->stats);
-  int rc = af_integrate(x->y, x->itimes, x->nitimes, x->m, &x->c->integ,
+  af_integ_opts io = x->c->integ;
+  if (x->c->h_auto)
+    io.h = 0; /* the starting-step rule; integ.h stays the weight-set time */
+  int rc = af_integrate(x->y, x->itimes, x->nitimes, x->m, &io,
                         x->w, af_run_output, x, &x->stats);
   if (rc == AF_OK && x->ncalls != x->nitimes) rc = AF_EINVAL;
   x->run_status = rc;
@@ -215,7 +218,7 @@ static int af_run_provenance(af_prov *p, const af_run_cfg *c) {
       rc = af_prov_add_ulong(p, "max_steps",
                              c->mp.max_steps ? c->mp.max_steps : 1000000UL);
   } else if (rc == AF_OK)
-    rc = af_prov_add_integ(p, &c->integ);
+    rc = af_prov_add_integ(p, &c->integ, c->h_auto);
   if (rc == AF_OK) rc = af_prov_add_str(p, "kernel", af_kernel_names[c->kernel]);
   if (rc == AF_OK) rc = af_prov_add_str(p, "weights", c->weights);
   if (rc == AF_OK) rc = af_prov_add_double(p, "cluster_cos", c->cluster_cos);

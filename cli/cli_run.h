@@ -45,6 +45,9 @@ typedef struct {
   double *times; /* requested output times */
   size_t ntimes;
   af_integ_opts integ;
+  int h_auto;     /* no --h and an adaptive method: the integrator gets
+                     integ.h = 0, the starting-step rule (attnflow.h);
+                     integ.h keeps 0.01 for Kaiming weight sets        */
   af_kernel kernel;
   af_format format;
   const char *out, *save_state, *init, *weights;

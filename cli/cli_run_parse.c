@@ -114,8 +114,10 @@ static void af_run_help(void) {
       "                  order ~1.15 digits;\n"
       "                  mp-gauss is the slow independent cross-check: its stages\n"
       "                  are solved by fixed-point iteration)\n"
-      "  --h H           step of rk4 and layers, initial step otherwise (default 0.01;\n"
-      "                  also the time of one Kaiming weight set)\n"
+      "  --h H           step of rk4 and layers (default 0.01), and the time of one\n"
+      "                  Kaiming weight set (default 0.01); the first step of the\n"
+      "                  adaptive methods (default: Hairer's starting-step rule,\n"
+      "                  two right-hand sides; msadams 0.01)\n"
       "  --rtol E        relative tolerance (> 0, default 1e-10)\n"
       "  --atol E        absolute tolerance (> 0, default 1e-12)\n"
       "  --max-steps N   step limit per output interval (>= 1, default 10^7;\n"
@@ -556,6 +558,7 @@ int af_run_parse(af_run_cfg *c, int argc, char **argv) {
   }
   if (a[O_H] && !af_run_range(&c->integ.h, O_H, a[O_H], 0, 1, INFINITY))
     return AF_EXIT_USAGE;
+  c->h_auto = !a[O_H] && !af_method_fixed(c->integ.method);
   /* Tolerances: a relative one below the rounding unit DBL_EPSILON asks
    * for more than double arithmetic resolves (the step size shrinks
    * without end), one of 1 or more for no accuracy at all; an absolute

@@ -480,6 +480,8 @@ static int af_sweep_task(double *row, size_t r, void *vctx) {
   s.times = c->times;
   s.ntimes = c->ntimes;
   s.opts = c->integ;
+  if (c->h_auto)
+    s.opts.h = 0; /* as 'attnflow run': the starting-step rule */
   s.kernel = c->kernel;
   s.cluster_cos = c->cluster_cos;
   s.obs = g->obs;
@@ -930,7 +932,7 @@ static int af_sweep_provenance(af_prov *p, const af_sweep *g, size_t *nfixed) {
   if (rc == AF_OK) rc = af_prov_add_double(p, "alpha_decay", c->alpha_decay);
   if (rc == AF_OK) rc = af_prov_add_double(p, "tau", c->tau);
   if (rc == AF_OK) rc = af_prov_add_str(p, "init", c->init);
-  if (rc == AF_OK) rc = af_prov_add_integ(p, &c->integ);
+  if (rc == AF_OK) rc = af_prov_add_integ(p, &c->integ, c->h_auto);
   if (rc == AF_OK)
     rc = af_prov_add_str(p, "kernel",
                          c->kernel == AF_KERNEL_DIRECT  ? "direct"

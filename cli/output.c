@@ -124,9 +124,12 @@ int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v) {
   return af_prov_push(p, key, af_out_format("%lu", v), AF_PROV_NUMBER);
 }
 
-int af_prov_add_integ(af_prov *p, const af_integ_opts *o) {
+int af_prov_add_integ(af_prov *p, const af_integ_opts *o, int h_auto) {
   int rc = af_prov_add_str(p, "method", af_method_name(o->method));
   if (rc == AF_OK) rc = af_prov_add_double(p, "h", o->h);
+  if (rc == AF_OK && !af_method_fixed(o->method))
+    rc = h_auto ? af_prov_add_str(p, "first_step", "auto")
+                : af_prov_add_double(p, "first_step", o->h);
   if (rc == AF_OK) rc = af_prov_add_double(p, "rtol", o->rtol);
   if (rc == AF_OK) rc = af_prov_add_double(p, "atol", o->atol);
   if (rc == AF_OK)

@@ -57,7 +57,9 @@ int af_out_shortest_prec(double v);
 int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v);
 /* Append the double integrator's options: method, h, rtol, atol and
  * max_steps (0 there is the library's default of 10^7, attnflow.h). */
-int af_prov_add_integ(af_prov *p, const af_integ_opts *o);
+/* method, h, first_step (adaptive methods: "auto" when h_auto, else h),
+ * rtol, atol, max_steps. */
+int af_prov_add_integ(af_prov *p, const af_integ_opts *o, int h_auto);
 /* Append the standard head: attnflow (version), commit, command (argv
  * joined with POSIX shell quoting). */
 int af_prov_add_head(af_prov *p, int argc, char **argv);

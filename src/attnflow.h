@@ -520,7 +520,13 @@ typedef struct {
   af_method method;
   double rtol, atol;   /* adaptive methods: error <= atol + rtol |y|       */
   double h;            /* fixed-step methods: step (<= h, equal steps
-                          per interval); adaptive: initial step, 0 = auto */
+                          per interval); adaptive: first step; 0: rk8pd,
+                          rkf45, rkck and vern9 choose it by Hairer's
+                          starting-step rule (two right-hand sides,
+                          integrate.c), msadams starts from 0.01.
+                          af_integ_opts_init sets 0.01; 'attnflow run'
+                          and Python's run() pass 0 when no step is
+                          given to an adaptive method               */
   unsigned long max_steps; /* per output interval; 0 = 10^7              */
   int fixed;           /* 1: one-step GSL methods (rk8pd, rkf45, rkck)
                           take fixed steps of h too, for order studies;
@@ -668,8 +674,10 @@ typedef struct {
   size_t nobs;
   int kaiming;             /* 1: model.w is replaced by Kaiming weights,
                               max(1, ceil(t_end / opts.h)) sets of time
-                              opts.h, drawn with af_weights_kaiming(seed)
-                              as 'attnflow run --weights kaiming' does   */
+                              opts.h (0.01 when opts.h is 0, the
+                              starting-step rule), drawn with
+                              af_weights_kaiming(seed) as 'attnflow run
+                              --weights kaiming' does                    */
 } af_sweep_obs_spec;
 
 /* rows[i * nobs + k] = observable obs[k] at times[i] (NaN from a failure

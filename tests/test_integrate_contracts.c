@@ -517,6 +517,92 @@ START_TEST(test_reproducible)
 }
 END_TEST
 
+/* h = 0: the first step by Hairer's starting-step rule (attnflow.h,
+ * integrate.c), recomputed here from its formula with af_rhs; the run
+ * with h = 0 must be the run that starts from that step, bit for bit,
+ * with the rule's two right-hand sides more.  msadams keeps 0.01.  Cases
+ * alternate Post-LN and Pre-LN (whose state carries the radii) and a
+ * tight and a loose tolerance, so the rule's step is far from 0.01. */
+static const af_method START_METHODS[] = {AF_METHOD_RK8PD, AF_METHOD_RKF45,
+                                          AF_METHOD_RKCK, AF_METHOD_VERN9,
+                                          AF_METHOD_MSADAMS};
+
+static double rule_step(const double *y0, const af_model *m,
+                        const af_integ_opts *o, double span)
+{
+  size_t k = ssize(m->n, m->d);
+  double *f0 = new_state(m->n, m->d), *y1 = new_state(m->n, m->d),
+         *f1 = new_state(m->n, m->d);
+  af_work *w = af_work_alloc(m->n, m->d);
+  ck_assert_ptr_nonnull(w);
+  AFT_OK(af_work_directions(w, y0));
+  AFT_OK(af_rhs(f0, 0.0, y0, m, w));
+  double dy = 0, df = 0, d2 = 0;
+  for (size_t i = 0; i < k; i++) {
+    double sc = o->atol + o->rtol * fabs(y0[i]);
+    dy += (y0[i] / sc) * (y0[i] / sc);
+    df += (f0[i] / sc) * (f0[i] / sc);
+  }
+  dy = sqrt(dy / (double) k);
+  df = sqrt(df / (double) k);
+  double ha = (dy <= 1e-5 || df <= 1e-5) ? 1e-6 : 0.01 * dy / df;
+  ha = fmin(ha, span);
+  for (size_t i = 0; i < k; i++)
+    y1[i] = y0[i] + ha * f0[i];
+  AFT_OK(af_rhs(f1, ha, y1, m, w));
+  for (size_t i = 0; i < k; i++) {
+    double sc = o->atol + o->rtol * fabs(y0[i]);
+    d2 += ((f1[i] - f0[i]) / sc) * ((f1[i] - f0[i]) / sc);
+  }
+  d2 = sqrt(d2 / (double) k) / ha;
+  double p = af_method_order(o->method);
+  double hb = pow(0.01 / fmax(d2, df), 1.0 / p);
+  af_work_free(w);
+  free(f0);
+  free(y1);
+  free(f1);
+  return fmin(fmin(100 * ha, hb), span);
+}
+
+START_TEST(test_start_step)
+{
+  af_method meth = START_METHODS[_i % 5];
+  size_t k = ssize(NT, DT);
+  af_model m;
+  model_for(&m, NT, DT, (_i / 5) % 2 ? AF_PRE_LN : AF_POST_LN,
+            AF_ATTN_SOFTMAX);
+  af_integ_opts o;
+  opts(&o, meth, 0, 0);
+  if (_i >= 10) {
+    o.rtol = 1e-5;
+    o.atol = 1e-7;
+  }
+  double *y0 = new_state(NT, DT), *a = new_state(NT, DT),
+         *b = new_state(NT, DT);
+  start_state(y0, NT, DT);
+  af_integ_stats sa, sb;
+  AFT_OK(run(a, y0, 0, T_END, &m, &o, &sa));
+  double h = meth == AF_METHOD_MSADAMS ? 0.01 : rule_step(y0, &m, &o, T_END);
+  ck_assert_msg((h > 0 && fabs(h / 0.01 - 1) > 0.2) || meth == AF_METHOD_MSADAMS,
+                "%s: the rule's step %g is too near 0.01 to tell", af_method_name(meth), h);
+  o.h = h;
+  AFT_OK(run(b, y0, 0, T_END, &m, &o, &sb));
+  ck_assert_msg(memcmp(a, b, k * sizeof *a) == 0,
+                "%s, case %d: h = 0 is not the run from h = %.17g", af_method_name(meth), _i, h);
+  ck_assert_uint_eq(sa.steps, sb.steps);
+  ck_assert_uint_eq(sa.nevals, sb.nevals + (meth == AF_METHOD_MSADAMS ? 0 : 2));
+  /* ... and the check can fail: a first step 1 % off changes the run. */
+  if (meth != AF_METHOD_MSADAMS) {
+    o.h = h * 1.01;
+    AFT_OK(run(b, y0, 0, T_END, &m, &o, &sb));
+    ck_assert(memcmp(a, b, k * sizeof *a) != 0);
+  }
+  free(y0);
+  free(a);
+  free(b);
+}
+END_TEST
+
 static Suite *integrate_contracts_suite(void)
 {
   Suite *s = suite_create("integrate_contracts");
@@ -532,6 +618,7 @@ static Suite *integrate_contracts_suite(void)
   tcase_add_loop_test(tk, test_fixed_coarse, 0, 4);
   tcase_add_loop_test(tk, test_drift, 0, 12);
   tcase_add_loop_test(tk, test_reproducible, 0, 6);
+  tcase_add_loop_test(tk, test_start_step, 0, 15);
   suite_add_tcase(s, tk);
   return s;
 }

@@ -282,7 +282,10 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
     method : str, optional
         rk8pd (default), rkf45, rk4, rkck, msadams, layers or vern9.
     h, rtol, atol : float, optional
-        Fixed step, or the tolerances of the adaptive methods.
+        Fixed step (rk4, layers; default 0.01), and the time of a weight
+        set; for the adaptive methods the first step (default: chosen by
+        Hairer's starting-step rule, as 'attnflow run' without --h) and
+        the tolerances.
     max_steps : int, optional
     observables : list of str or str, optional
         Names (a list or a comma-separated string); default the first
@@ -478,6 +481,8 @@ def run(scheme, n, d, beta, init="uniform", seed=1, r0=None, alpha=None,
         stats = _lib.IntegStats()
         ip = itimes.ctypes.data_as(_lib.DP)
         opts.progress = _limits.POLL_ADDRESS
+        if h is None and not _lib.lib.af_method_fixed(opts.method):
+            opts.h = 0.0  # the starting-step rule; weights keep h = 0.01
         with _limits.interruptible():
             st = _lib.lib.af_integrate(yp, ip, itimes.size, m, opts, work, cb,
                                        None, stats)

@@ -162,6 +162,7 @@ _PROTOS = {
     "af_obs_lookup": (c_int, [POINTER(c_int), c_char_p]),
     "af_observe": (c_int, [DP, c_double, DP, c_double, POINTER(Model), c_void_p]),
     "af_method_lookup": (c_int, [POINTER(c_int), c_char_p]),
+    "af_method_fixed": (c_int, [c_int]),
     "af_integ_opts_init": (None, [POINTER(IntegOpts)]),
     "af_integrate": (c_int, [DP, DP, c_size_t, POINTER(Model),
                              POINTER(IntegOpts), c_void_p, OUTPUT_FN, c_void_p,

@@ -380,10 +380,11 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
   if (s->kaiming) {
     /* ceil(t_end / h) sets of time h each (at least one), t_end the last
      * output time, as 'attnflow run --weights kaiming'. */
-    double layers = ceil(s->times[s->ntimes - 1] / s->opts.h);
-    if (!(s->opts.h > 0) || !(layers <= (double) (SIZE_MAX / 4)))
+    double hw = s->opts.h > 0 ? s->opts.h : 0.01; /* h 0: the default */
+    double layers = ceil(s->times[s->ntimes - 1] / hw);
+    if (!(hw > 0) || !(layers <= (double) (SIZE_MAX / 4)))
       return AF_EINVAL;
-    wts = af_weights_alloc(d, layers < 1 ? 1 : (size_t) layers, s->opts.h);
+    wts = af_weights_alloc(d, layers < 1 ? 1 : (size_t) layers, hw);
     rc = wts ? af_weights_kaiming(wts, s->seed) : AF_ENOMEM;
     m.w = wts;
   }
