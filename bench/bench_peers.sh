@@ -5,6 +5,8 @@
 #                                         bench/rhs_dump; default .)
 #   CASES="32:3 256:64" T=15 BETA=1 RTOL=1e-10 ATOL=1e-12 SEED=1
 #   REPS_PROC=20 REPS_PY=5  (repetitions; the minimum is kept)
+#   AF_H=H  every attnflow run (and bench_integrate) starts with the step
+#           H (--h H) instead of the starting-step rule, its default
 #
 # For each case n:d (Post-LN, softmax, Q = K = V = I, beta, horizon T):
 #   1. one start, Gaussian rows normalized (peer_scipy.py make-init), read
@@ -70,7 +72,7 @@ afrun() { # n d rtol atol out [extra...]
   shift 5
   "$AF" run --scheme post-ln --method "$METHOD" --n "$n" --d "$d" --beta "$BETA" \
     --init "file:$W/init.csv" --t-end "$T" --rtol "$rt" --atol "$at" \
-    --out /dev/null --save-state "$out" "$@"
+    --out /dev/null --save-state "$out" ${AF_H:+--h "$AF_H"} "$@"
 }
 
 aftime() { # n d rtol atol [extra...] -> "time=... cpu=... err=..."
@@ -80,7 +82,7 @@ aftime() { # n d rtol atol [extra...] -> "time=... cpu=... err=..."
   shift 4
   tm=$($PEER time-cmd --reps "$REPS_PROC" -- "$AF" run --scheme post-ln --method "$METHOD" \
     --n "$n" --d "$d" --beta "$BETA" --init "file:$W/init.csv" --t-end "$T" \
-    --rtol "$rt" --atol "$at" --out /dev/null "$@")
+    --rtol "$rt" --atol "$at" --out /dev/null ${AF_H:+--h "$AF_H"} "$@")
   echo "$tm err=$e"
 }
 
@@ -110,6 +112,7 @@ echo "# bench_peers.sh: $("$AF" --version 2>/dev/null | head -1 || echo "attnflo
 echo "# date $(date -u +%Y-%m-%dT%H:%M:%SZ); $(getconf _NPROCESSORS_ONLN) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "# $($PY -c 'import numpy, scipy, sys; print("python", sys.version.split()[0], "numpy", numpy.__version__, "scipy", scipy.__version__)')"
 echo "# Post-LN softmax Q=K=V=I, beta=$BETA, T=$T, rtol=$RTOL atol=$ATOL, seed $SEED; OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1"
+echo "# first step: ${AF_H:-the starting-step rule (no --h)}; $("$AF" run --scheme post-ln --beta 1 --n 256 --d 64 --t-end 0.001 --out - 2>/dev/null | sed -n 's/^# blas: /blas: /p')"
 echo "# times: minimum over $REPS_PROC process runs (attnflow) / $REPS_PY solves (Python)"
 echo
 echo "| n | d | program | setting | wall s | CPU s | error vs ref | peer/attnflow wall | peer/attnflow CPU |"
