@@ -55,10 +55,10 @@ int af_prov_add_double(af_prov *p, const char *key, double v);
 int af_out_shortest_prec(double v);
 /* Append an unsigned integer. */
 int af_prov_add_ulong(af_prov *p, const char *key, unsigned long v);
-/* Append the double integrator's options: method, h, rtol, atol and
- * max_steps (0 there is the library's default of 10^7, attnflow.h). */
-/* method, h, first_step (adaptive methods: "auto" when h_auto, else h),
- * rtol, atol, max_steps. */
+/* Append the double integrator's options: method, h, first_step
+ * (adaptive methods: "auto" when h_auto, the starting-step rule, else h),
+ * rtol, atol and max_steps (0 there is the library's default of 10^7,
+ * attnflow.h). */
 int af_prov_add_integ(af_prov *p, const af_integ_opts *o, int h_auto);
 /* Append the standard head: attnflow (version), commit, command (argv
  * joined with POSIX shell quoting). */

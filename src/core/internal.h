@@ -160,6 +160,11 @@ typedef struct {
 } af_blas_fns;
 const af_blas_fns *af_blas(void);
 
+/* The step of af_integ_opts_init: fixed-step methods, the time of a
+ * Kaiming weight set when opts.h is 0 (sweep.c), and the first step the
+ * starting-step rule falls back to (integrate.c). */
+#define AF_STEP_DEFAULT 0.01
+
 /* ------------------------------------------------------------ util.c */
 
 /* Checked size arithmetic: *r = a * b (a + b) and 1, or 0 if the result

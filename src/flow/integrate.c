@@ -69,7 +69,7 @@ void af_integ_opts_init(af_integ_opts *o)
   o->method = AF_METHOD_RK8PD;
   o->rtol = 1e-10;
   o->atol = 1e-12;
-  o->h = 0.01;
+  o->h = AF_STEP_DEFAULT;
   o->max_steps = 0;
   o->fixed = 0;
 }
@@ -263,15 +263,15 @@ static int integrate_layers(double *y, const af_model *m,
  * It aims the first step's local error at about 1/100 of the tolerance;
  * the driver's control then grows the step (at most 5x a step).  Two
  * right-hand sides (counted in nevals); a failing one, or msadams (order
- * 0 here: it starts at order 1), leaves 0.01, which then meets the
- * failure.  Measured (docs/performance.md, "Against SciPy"): Post-LN,
- * n = 256, d = 64, vern9 at rtol 5e-8, 373 evaluations against 403 from
- * the former first step 0.01, the rule choosing 0.11. */
+ * 0 here: it starts at order 1), leaves AF_STEP_DEFAULT, which then
+ * meets the failure.  Measured (docs/performance.md, "The starting-step
+ * rule, and five starts"): Post-LN, n = 256, d = 64, vern9 at rtol 5e-8,
+ * 373 evaluations against 403 from the former first step 0.01. */
 static double start_step(gsl_odeiv2_system *sys, const af_integ_opts *o,
                          const double *y0, double t0, double t1)
 {
   size_t dim = sys->dimension;
-  double span = t1 - t0, fallback = 0.01;
+  double span = t1 - t0, fallback = AF_STEP_DEFAULT;
   int p = af_methods[o->method].order;
   if (!(span > 0) || p <= 0) /* msadams: its own order-1 start */
     return fallback;

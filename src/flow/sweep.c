@@ -380,7 +380,7 @@ int af_sweep_observe(double *rows, af_integ_stats *stats,
   if (s->kaiming) {
     /* ceil(t_end / h) sets of time h each (at least one), t_end the last
      * output time, as 'attnflow run --weights kaiming'. */
-    double hw = s->opts.h > 0 ? s->opts.h : 0.01; /* h 0: the default */
+    double hw = s->opts.h == 0 ? AF_STEP_DEFAULT : s->opts.h; /* 0: rule */
     double layers = ceil(s->times[s->ntimes - 1] / hw);
     if (!(hw > 0) || !(layers <= (double) (SIZE_MAX / 4)))
       return AF_EINVAL;
